@@ -1,0 +1,39 @@
+"""Command line entry point: the one place that wires the app together.
+
+``autograd-explorer SESSION.json --export DIR`` runs a session without a window. Qt is
+imported only when a window is shown, so the headless paths start fast and run anywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="autograd-explorer",
+        description="See PyTorch autograd at work: the real graph, live gradients, the gradient argument.",
+    )
+    parser.add_argument("session", nargs="?", help="a session file (.json) to open")
+    parser.add_argument(
+        "--export", metavar="DIR",
+        help="run the session without a window and write result.json, script.py and graph.svg into DIR",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = _parser().parse_args(argv)
+    if args.export is not None:
+        if args.session is None:
+            print("error: --export needs a session file: autograd-explorer SESSION.json --export DIR", file=sys.stderr)
+            return 2
+        from gui.model.export import export_session
+
+        return export_session(args.session, args.export)
+    from gui.cli_summary import summarize
+
+    return summarize(args.session)

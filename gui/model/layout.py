@@ -1,0 +1,417 @@
+"""Where each box of the autograd graph goes: Graphviz ``dot`` run in-process via pygraphviz.
+
+Leaves sit at the top and the output at the bottom (edges point in the forward direction,
+as in torchviz). Saved tensors and constants sit on their owner's rank, right beside it.
+
+Layouts depend only on the graph's structure and on the *width class* of each box's text
+(which lines it has and how wide they can get for tensors of that shape), never on the
+numbers themselves: a slider moving ``x`` from 3 to 3.5 must not move a single box. Callers
+cache the result by ``graph.structure_key`` (plus :func:`layout_cache_key` if tensor shapes
+can change under the same structure) and lay out again only when that key changes.
+
+The text inside the boxes comes from :func:`node_lines`, shared by the SVG export and the
+Qt graph view, and box sizes are measured from the very same lines (with every number
+replaced by the widest number :func:`~gui.model.tensor_format.format_number` can print).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pygraphviz as pgv
+
+from gui.model.results import Graph, GraphNode, NodeFlow, TensorData
+from gui.model.tensor_format import (
+    WIDEST_NUMBER,
+    format_number,
+    format_shape,
+    format_tensor,
+    iter_values,
+    widest_like,
+)
+
+# Typography the boxes are measured for. Widths use DejaVu Sans metrics, wider than
+# Helvetica/Arial, so text fits whichever of them a viewer ends up using.
+FONT_SIZE = 10.0
+LINE_HEIGHT = 13.0
+PAD_X = 8.0
+PAD_Y = 5.0
+MIN_BOX_WIDTH = 48.0
+# Graphs above this many nodes get title-only boxes: dot's cost grows with label size and
+# count, and nobody reads numbers on thousands of boxes anyway.
+COMPACT_NODE_LIMIT = 1500
+# Multi-output nodes (unbind, split) get one grad line per output up to this many.
+MAX_OUTPUT_LINES = 3
+
+_EM_WIDTHS = {
+    0.278: "ijl'",
+    0.295: "IJ",
+    0.318: " .,·!",
+    0.337: ":;/|\\",
+    0.352: "f",
+    0.361: "-",
+    0.39: "()[]",
+    0.392: "t",
+    0.411: "r",
+    0.5: "_*\"",
+    0.521: "s",
+    0.525: "z",
+    0.55: "c",
+    0.557: "L",
+    0.575: "F",
+    0.579: "k",
+    0.592: "vxy",
+    0.603: "P",
+    0.611: "TY",
+    0.612: "o",
+    0.613: "a",
+    0.615: "e",
+    0.632: "E",
+    0.634: "hnu",
+    0.635: "bdgpqS",
+    0.636: "0123456789{}#$?",
+    0.656: "K",
+    0.685: "AVXZ",
+    0.686: "B",
+    0.695: "R",
+    0.698: "C",
+    0.732: "U",
+    0.752: "HN",
+    0.775: "DG",
+    0.787: "OQ",
+    0.818: "w",
+    0.838: "+=×<>~^",
+    0.863: "M",
+    0.974: "m",
+    0.989: "W",
+    1.0: "…—%@&",
+}
+_CHAR_EM = {c: w for w, chars in _EM_WIDTHS.items() for c in chars}
+_UNKNOWN_EM = 0.7
+_BOLD_FACTOR = 1.12
+
+
+def text_width(text: str, font_size: float = FONT_SIZE, bold: bool = False) -> float:
+    """Width in points of ``text`` set in DejaVu Sans (an upper bound for Helvetica/Arial)."""
+    em = sum(_CHAR_EM.get(c, _UNKNOWN_EM) for c in text)
+    return em * font_size * (_BOLD_FACTOR if bold else 1.0)
+
+
+@dataclass(frozen=True)
+class NodeBox:
+    """A box's centre and size in points, with y growing downwards."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+
+    @property
+    def left(self) -> float:
+        return self.x - self.width / 2
+
+    @property
+    def top(self) -> float:
+        return self.y - self.height / 2
+
+
+@dataclass(frozen=True)
+class GraphLayout:
+    """Positions for every node and edge of one graph, in points, y growing downwards.
+
+    ``edges`` maps an index into ``graph.edges`` to its cubic Bézier control points
+    (``1 + 3k`` points); ``arrows`` maps the same index to the arrowhead's tip, which lies a
+    little beyond the last control point (Graphviz stops the spline where the head starts).
+    """
+
+    nodes: dict[str, NodeBox]
+    edges: dict[int, tuple[tuple[float, float], ...]]
+    width: float
+    height: float
+    arrows: dict[int, tuple[float, float]]
+    compact: bool = False
+
+
+def node_title(node: GraphNode) -> str:
+    """The first line of a box: the user's name, then the op class when they differ."""
+    if node.kind == "saved":
+        return f"saved {node.label}"
+    if node.label == node.name:
+        return node.label
+    return f"{node.label} · {node.name}"
+
+
+def _attribute_text(node: GraphNode, number: Callable[[object], str]) -> str | None:
+    """Plain-number attributes a function saved (``exponent = 2``, ``alpha = 1``).
+
+    Sizes and strides (``self_sym_sizes``...) and the default ``alpha = 1`` of add/sub are
+    bookkeeping a learner does not need.
+    """
+    parts = []
+    for s in node.saved:
+        if s.tensor is not None or isinstance(s.value, bool):
+            continue
+        if not isinstance(s.value, int | float):
+            continue
+        if any(word in s.name for word in ("sym", "size", "stride", "numel")):
+            continue
+        if s.name == "alpha" and s.value == 1:  # add/sub's default scale factor
+            continue
+        parts.append(f"{s.name} = {number(s.value)}")
+    return ", ".join(parts) or None
+
+
+def _grad_lines(
+    node: GraphNode,
+    flow: NodeFlow | None,
+    grad: TensorData | None,
+    tensor: Callable[[TensorData | None], str],
+) -> list[str]:
+    outputs = node.output_count if node.kind == "function" else 1
+    if grad is not None or outputs == 1:
+        if grad is None and flow is not None and len(flow.arriving) > 1:
+            # More outputs than the graph recorded forward values for: one line anyway.
+            return ["grad (" + ", ".join(tensor(a) for a in flow.arriving) + ")"]
+        if grad is None and flow is not None and flow.arriving:
+            grad = flow.arriving[0]
+        if grad is not None:
+            return [f"grad {tensor(grad)}"]
+        return ["grad None" if node.kind == "leaf" else "grad —"]
+    arriving = flow.arriving if flow is not None else ()
+    if outputs <= MAX_OUTPUT_LINES:
+        return [
+            f"grad[{i}] {tensor(arriving[i]) if i < len(arriving) else '—'}"
+            for i in range(outputs)
+        ]
+    numbers = [
+        float(v)
+        for t in arriving
+        if t is not None and t.values is not None
+        for v in iter_values(t.values)
+        if isinstance(v, int | float)
+    ]
+    if not numbers:
+        return [f"grad ×{outputs} —"]
+    low, high = (min(numbers), max(numbers))
+    if tensor is _widest_tensor:
+        low = high = WIDEST_NUMBER
+    return [f"grad ×{outputs} · min {format_number(low)} · max {format_number(high)}"]
+
+
+def _lines(
+    node: GraphNode,
+    flow: NodeFlow | None,
+    grad: TensorData | None,
+    tensor: Callable[[TensorData | None], str],
+    number: Callable[[object], str],
+    compact: bool,
+) -> list[str]:
+    lines = [node_title(node)]
+    if compact:
+        return lines
+    value = node.value
+    if value is not None:
+        dtype = "" if value.dtype == "float32" else f" {value.dtype}"
+        lines.append(f"{format_shape(value.shape)}{dtype}")
+        lines.append(f"value {tensor(value)}")
+    elif node.kind == "saved":
+        lines.append("freed by an earlier backward")
+    elif node.kind == "function" and node.output_count > 1:
+        lines.append(f"{node.output_count} outputs")
+    attributes = _attribute_text(node, number) if node.kind == "function" else None
+    if attributes:
+        lines.append(attributes)
+    if node.kind in ("function", "leaf", "output"):
+        lines.extend(_grad_lines(node, flow, grad, tensor))
+    return lines
+
+
+def node_lines(
+    node: GraphNode,
+    flow: NodeFlow | None,
+    grad: TensorData | None,
+    compact: bool = False,
+) -> list[str]:
+    """The text lines of one node's box, shared by every view of the graph.
+
+    Parameters
+    ----------
+    node
+        The node to describe.
+    flow
+        What the current backward step saw at this node (``None`` before any backward, and
+        always for constant/saved/output nodes). Used for the grad line(s) when ``grad`` is
+        not given; multi-output nodes get one ``grad[i]`` line per output.
+    grad
+        The gradient to show on the grad line: a leaf's ``.grad``, the output's seed (pass
+        a 1.0 scalar for the implicit seed) or a function's arriving gradient.
+    compact
+        Title only (used for very large graphs).
+
+    Returns
+    -------
+    list[str]
+        Title (label, then the op class if it differs), shape, ``value …``, plain-number
+        saved attributes (``exponent = 2``) and ``grad …``. The number of lines depends only
+        on the node, never on ``flow`` or ``grad``, so boxes keep their size.
+    """
+    return _lines(node, flow, grad, format_tensor, format_number, compact)
+
+
+def _widest_tensor(t: TensorData | None) -> str:
+    return format_tensor(None if t is None else widest_like(t))
+
+
+def _widest_number(v: object) -> str:
+    return format_number(WIDEST_NUMBER) if isinstance(v, float | int) else format_number(v)
+
+
+def _sizing_lines(node: GraphNode, compact: bool) -> list[str]:
+    """The lines as wide as they can ever get for this node, whatever the values."""
+    # Unknown grad shapes (multi-output nodes) are budgeted as a scalar grad.
+    placeholder = TensorData((), "float32", WIDEST_NUMBER)
+    value = node.value if node.value is not None else placeholder
+    grad = widest_like(value) if node.kind in ("leaf", "output") else None
+    flow = None
+    if node.kind == "function":
+        flow = NodeFlow(arriving=(value,) * node.output_count, leaving=(), order=0)
+    lines = _lines(node, flow, grad, _widest_tensor, _widest_number, compact)
+    if node.kind == "leaf":  # "grad None" before the first backward must fit too
+        lines.append("grad None")
+    return lines
+
+
+def box_size(lines: Sequence[str], line_count: int | None = None) -> tuple[float, float]:
+    """Width and height in points of a box holding ``lines`` (the first one bold)."""
+    widths = [text_width(line, bold=i == 0) for i, line in enumerate(lines)]
+    width = max(MIN_BOX_WIDTH, max(widths, default=0.0) + 2 * PAD_X)
+    count = len(lines) if line_count is None else line_count
+    return width, count * LINE_HEIGHT + 2 * PAD_Y
+
+
+def node_size(node: GraphNode, compact: bool = False) -> tuple[float, float]:
+    """The box size of ``node`` for any values: what :func:`layout_graph` uses."""
+    lines = _sizing_lines(node, compact)
+    extra = 1 if node.kind == "leaf" and not compact else 0  # the "grad None" alternative
+    return box_size(lines, len(lines) - extra)
+
+
+def is_compact(graph: Graph) -> bool:
+    """Whether ``graph`` is big enough to be drawn with title-only boxes."""
+    return len(graph.nodes) > COMPACT_NODE_LIMIT
+
+
+def layout_cache_key(graph: Graph) -> str:
+    """``structure_key`` plus every node's value shape: box widths depend on shapes too."""
+    shapes = ";".join(
+        f"{n.key}={n.value.shape if n.value is not None else ''}" for n in graph.nodes
+    )
+    digest = hashlib.sha1(shapes.encode()).hexdigest()[:8]
+    return f"{graph.structure_key}-{digest}"
+
+
+def is_link(graph_node_kinds: dict[str, str], source: str, kind: str) -> bool:
+    """Edges that attach context (saved tensors) rather than carry data or gradient."""
+    return kind == "saved" or graph_node_kinds.get(source) == "saved"
+
+
+def build_agraph(graph: Graph, node_names: dict[str, str]) -> Any:
+    """A ``dot`` graph with every node and edge of ``graph`` and the rank constraints.
+
+    ``node_names`` maps node keys to Graphviz names (short and safe: ``n0``, ``n1``...).
+    Edge ``i`` of ``graph.edges`` gets Graphviz key ``str(i)``. Saved nodes also get an
+    edge ``link<key>`` from their owner (no edge of their own exists in the graph): it keeps
+    them next to their owner inside the shared ``rank=same`` group.
+    """
+    g = pgv.AGraph(directed=True, strict=False)
+    g.graph_attr.update(
+        rankdir="TB", nodesep="0.3", ranksep="0.4", newrank="true", outputorder="edgesfirst"
+    )
+    g.node_attr.update(shape="box", fontsize=str(FONT_SIZE), margin="0.11,0.05")
+    g.edge_attr.update(arrowsize="0.7")
+    for node in graph.nodes:
+        g.add_node(node_names[node.key])
+    for i, edge in enumerate(graph.edges):
+        if edge.source in node_names and edge.target in node_names:
+            g.add_edge(node_names[edge.source], node_names[edge.target], key=str(i))
+    groups: dict[str, list[str]] = {}
+    for node in graph.nodes:
+        if node.owner is not None and node.owner in node_names:
+            groups.setdefault(node.owner, [node_names[node.owner]]).append(node_names[node.key])
+            if node.kind == "saved":
+                # dot puts a flat edge's tail left of its head: owner -> saved sends saved
+                # tensors to the right, while constants (constant -> owner) go left.
+                g.add_edge(node_names[node.owner], node_names[node.key], key=f"link{node.key}")
+    for i, members in enumerate(groups.values()):
+        g.add_subgraph(members, name=f"owner{i}", rank="same")
+    return g
+
+
+def _parse_spline(pos: str, flip: Callable[[float], float]) -> tuple[list[tuple[float, float]], tuple[float, float] | None]:
+    points: list[tuple[float, float]] = []
+    tip = None
+    for token in pos.split(";")[0].split():
+        if token.startswith(("e,", "s,")):
+            x, y = token[2:].split(",")
+            if token[0] == "e":
+                tip = (float(x), flip(float(y)))
+            continue
+        x, y = token.split(",")
+        points.append((float(x), flip(float(y))))
+    return points, tip
+
+
+def layout_graph(graph: Graph) -> GraphLayout:
+    """Lay ``graph`` out with ``dot``, top to bottom, in-process.
+
+    Parameters
+    ----------
+    graph
+        The graph to place. Only its structure and the shapes of its values matter; cache
+        the result by ``graph.structure_key`` (see :func:`layout_cache_key`).
+
+    Returns
+    -------
+    GraphLayout
+        Node boxes sized for :func:`node_lines` (for any values of these shapes) and edge
+        splines, in points with y growing downwards.
+    """
+    compact = is_compact(graph)
+    names = {node.key: f"n{i}" for i, node in enumerate(graph.nodes)}
+    g = build_agraph(graph, names)
+    g.node_attr.update(fixedsize="true", label="")
+    sizes = {node.key: node_size(node, compact) for node in graph.nodes}
+    for node in graph.nodes:
+        width, height = sizes[node.key]
+        n = g.get_node(names[node.key])
+        n.attr["width"] = f"{width / 72:.4f}"
+        n.attr["height"] = f"{height / 72:.4f}"
+    for e in g.edges_iter(keys=True):
+        if e[2].startswith("link"):
+            g.get_edge(*e).attr["style"] = "invis"
+    g.layout(prog="dot")
+    bb = [float(v) for v in g.graph_attr["bb"].split(",")]
+    top = bb[3]
+
+    def flip(y: float) -> float:
+        return top - y
+
+    boxes = {}
+    for node in graph.nodes:
+        x, y = (float(v) for v in g.get_node(names[node.key]).attr["pos"].split(","))
+        width, height = sizes[node.key]
+        boxes[node.key] = NodeBox(x - bb[0], flip(y), width, height)
+    edges: dict[int, tuple[tuple[float, float], ...]] = {}
+    arrows: dict[int, tuple[float, float]] = {}
+    for i, edge in enumerate(graph.edges):
+        if edge.source not in names or edge.target not in names:
+            continue
+        pos = g.get_edge(names[edge.source], names[edge.target], str(i)).attr["pos"] or ""
+        points, tip = _parse_spline(pos, flip)
+        edges[i] = tuple((x - bb[0], y) for x, y in points)
+        if tip is not None:
+            arrows[i] = (tip[0] - bb[0], tip[1])
+    return GraphLayout(boxes, edges, bb[2] - bb[0], bb[3] - bb[1], arrows, compact)

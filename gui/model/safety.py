@@ -1,0 +1,488 @@
+"""Static safety checks run on a user's program before any of it executes.
+
+The checker is an allowlist: only the Python constructs a learner's autograd program needs
+are accepted, and only attribute names that cannot reach files, the operating system or
+Python's internals. It runs in the GUI process, so it must stay pure Python (no torch,
+numpy or Qt). :mod:`gui.model.guard` is the runtime half: every attribute read is routed
+through it by :func:`prepare_for_execution`, because static checks alone cannot know what
+an innocent-looking name such as ``torch.platform`` turns out to be.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import string
+import sys
+import warnings
+
+MAX_SOURCE_CHARS = 20_000
+MAX_SOURCE_LINES = 500
+# Deeper trees overflow the recursion of ast/compile/deepcopy (in this process and the
+# child); no hand-written learner program comes close.
+MAX_NESTING = 100
+GETATTR_NAME = "__ae_getattr__"
+
+ALLOWED_GLOBAL_NAMES: frozenset[str] = frozenset({"torch", "tensor", "F", "math", "Variable"})
+SAFE_BUILTIN_NAMES: frozenset[str] = frozenset({
+    "abs", "all", "any", "bool", "complex", "dict", "divmod", "enumerate", "filter", "float",
+    "format", "int", "isinstance", "iter", "len", "list", "map", "max", "min", "next", "pow",
+    "print", "range", "repr", "reversed", "round", "set", "slice", "sorted", "str", "sum",
+    "tuple", "zip",
+})  # fmt: skip
+ALLOWED_IMPORTS: frozenset[str] = frozenset({
+    "torch", "torch.nn", "torch.nn.functional", "torch.autograd", "torch.autograd.functional",
+    "math", "numpy", "__future__",
+})  # fmt: skip
+IMPORT_HELP = (
+    "only torch, torch.nn, torch.nn.functional, torch.autograd, math and numpy can be "
+    "imported here."
+)
+GRAD_MODE_CONTEXTS = frozenset({"no_grad", "enable_grad", "set_grad_enabled", "inference_mode"})
+WRITABLE_ATTRIBUTES: frozenset[str] = frozenset({"grad", "data", "requires_grad"})
+FORMAT_METHODS: frozenset[str] = frozenset({"format", "format_map"})
+
+_NO_FILES = "programs here cannot read or write files."
+_DENIED_BUILTIN_GROUPS: tuple[tuple[str, str], ...] = (
+    ("open", _NO_FILES),
+    ("eval exec compile", "programs here cannot run code built from text; write it out."),
+    ("input", "programs here run without a keyboard; put the value in the code instead."),
+    ("getattr setattr delattr hasattr", "write the attribute out instead, like `x.grad`."),
+    (
+        "globals locals vars dir",
+        "programs here cannot inspect their own variables; print what you need instead.",
+    ),
+    (
+        "type object super classmethod staticmethod property issubclass",
+        "programs here cannot create or inspect classes; use `x.dtype`, `x.shape` or "
+        "`isinstance(x, torch.Tensor)` instead.",
+    ),
+    ("breakpoint help", "the program runs in the background, with no debugger or help."),
+    ("exit quit", "the program ends by itself when its last line has run."),
+    ("memoryview bytearray", "programs here cannot work with raw memory; use tensors."),
+    ("id hash callable", "programs here cannot inspect objects this way; compare values."),
+)
+_DENIED_BUILTIN_REASONS: dict[str, str] = {
+    name: reason for names, reason in _DENIED_BUILTIN_GROUPS for name in names.split()
+}
+DENIED_BUILTIN_NAMES: frozenset[str] = frozenset(_DENIED_BUILTIN_REASONS)
+
+_DENIED_ATTRIBUTE_GROUPS: tuple[tuple[str, str], ...] = (
+    (
+        "load save from_file fromfile tofile loadtxt savetxt genfromtxt fromregex memmap "
+        "open_memmap savez savez_compressed dump dumps loads DataSource write read unlink "
+        "open numpy_file get_file_path share_memory share_memory_",
+        _NO_FILES,
+    ),
+    (
+        "os sys subprocess builtins importlib shutil pathlib io socket pickle inspect ctypes "
+        "ctypeslib system popen lib f2py distutils core classes library ops utils "
+        "multiprocessing distributed prepare_multiprocessing_environment",
+        "it reaches the operating system, the interpreter or native code.",
+    ),
+    (
+        "hub jit compile compiler cuda backends package onnx fx export profiler testing test "
+        "DataLoader cond while_loop scan associative_scan set_default_tensor_type",
+        "that part of torch/numpy compiles, downloads, profiles or tests code, which the "
+        "app does not support.",
+    ),
+    (
+        "register_hook register_prehook register_post_accumulate_grad_hook "
+        "register_forward_hook register_forward_pre_hook register_full_backward_hook "
+        "register_full_backward_pre_hook register_backward_hook apply",
+        "it runs your code inside torch's own machinery, which the app needs to watch; "
+        "print the gradients after backward() instead.",
+    ),
+    (
+        "manual_seed seed set_rng_state",
+        "the app sets the random seed itself (the session's seed setting); remove this line.",
+    ),
+    (
+        "set_default_device set_default_dtype set_printoptions set_num_threads "
+        "set_num_interop_threads use_deterministic_algorithms set_deterministic_debug_mode "
+        "set_anomaly_enabled set_float32_matmul_precision set_warn_always set_flush_denormal",
+        "it changes a setting for the whole app, which the app controls.",
+    ),
+    (
+        "storage untyped_storage mro gi_frame gi_code gi_yieldfrom cr_frame cr_code cr_await "
+        "ag_frame ag_code ag_await f_back f_builtins f_code f_globals f_locals tb_frame "
+        "tb_next func_globals func_code",
+        "it reaches tensor storage or Python's internals (frames, code, class hierarchy).",
+    ),
+)
+_DENIED_ATTRIBUTE_REASONS: dict[str, str] = {
+    name: reason for names, reason in _DENIED_ATTRIBUTE_GROUPS for name in names.split()
+}
+# Attribute names refused on any object: they read/write files, reach the OS or native
+# code, run user code inside torch, change process-wide settings, or expose internals.
+DENIED_ATTRIBUTES: frozenset[str] = frozenset(_DENIED_ATTRIBUTE_REASONS)
+
+
+def attribute_refusal_reason(name: str) -> str | None:
+    """Say why reading attribute ``name`` is refused, or return ``None`` when it is allowed.
+
+    Parameters
+    ----------
+    name : str
+        The attribute name, as written after the dot.
+
+    Returns
+    -------
+    str or None
+        A plain-language reason, shared by the static checker and the runtime guard.
+    """
+    if name.startswith("_"):
+        return "names that start with an underscore are Python or torch internals."
+    reason = _DENIED_ATTRIBUTE_REASONS.get(name)
+    if reason is not None:
+        return reason
+    if "Storage" in name:
+        return "it reaches tensor storage, which programs here cannot use."
+    if "hook" in name:
+        return _DENIED_ATTRIBUTE_REASONS["register_hook"]
+    return None
+
+
+def format_string_is_safe(template: str) -> bool:
+    """Tell whether ``template.format(...)`` can only insert values, never look inside them.
+
+    Parameters
+    ----------
+    template : str
+        The string whose ``format``/``format_map`` method would be called.
+
+    Returns
+    -------
+    bool
+        ``False`` when any replacement field (also inside a format spec) uses ``.`` or
+        ``[``, which would read attributes or items of the arguments, or the string is
+        malformed.
+    """
+    pending = [template]
+    while pending:
+        try:
+            parsed = list(string.Formatter().parse(pending.pop()))
+        except ValueError:
+            return False
+        for _, field, spec, _ in parsed:
+            if field is not None and ("." in field or "[" in field):
+                return False
+            if spec:
+                pending.append(spec)
+    return True
+
+
+class CodeRefused(Exception):
+    """Raised when code is refused before it runs.
+
+    Parameters
+    ----------
+    message : str
+        One or two plain sentences naming the construct and saying why.
+    line, column : int or None
+        1-based position of the construct in the source.
+    construct : str
+        Short source-like text such as ``"open"`` or ``"import os"``.
+    kind : str
+        ``"unsafe-code"`` for safety refusals, ``"syntax-error"`` for invalid Python.
+    """
+
+    def __init__(
+        self, message: str, line: int | None, column: int | None, construct: str, kind: str
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+        self.construct = construct
+        self.kind = kind
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _syntax_refusal(error: SyntaxError) -> CodeRefused:
+    line, column = error.lineno, error.offset
+    text = (error.text or "").strip() or "program"
+    text = text if len(text) <= 60 else text[:57] + "..."
+    where = f"Line {line}" if line else "The program"
+    message = f"{where} is not valid Python ({error.msg}): `{text}`."
+    return CodeRefused(message, line, max(column or 1, 1), text, "syntax-error")
+
+
+def check_source(source: str) -> ast.Module:
+    """Parse and validate a user program, refusing anything that is not plainly safe.
+
+    Parameters
+    ----------
+    source : str
+        The program text.
+
+    Returns
+    -------
+    ast.Module
+        The parsed tree, for :func:`prepare_for_execution`.
+
+    Raises
+    ------
+    CodeRefused
+        ``kind="syntax-error"`` when Python cannot compile the text; ``kind="unsafe-code"``
+        for the first offending construct in source order, or a program over the size cap.
+    """
+    lines = source.count("\n") - source.endswith("\n") + 1
+    if len(source) > MAX_SOURCE_CHARS or lines > MAX_SOURCE_LINES:
+        too_long = len(source) > MAX_SOURCE_CHARS
+        line = source.count("\n", 0, MAX_SOURCE_CHARS) + 1 if too_long else MAX_SOURCE_LINES + 1
+        limit = f"{MAX_SOURCE_CHARS:,} characters" if too_long else f"{MAX_SOURCE_LINES} lines"
+        message = (
+            f"The `program size` is over the limit of {limit}: keep programs here short, "
+            "or split the idea into smaller programs."
+        )
+        raise CodeRefused(message, line, 1, "program size", "unsafe-code")
+    source = source.removeprefix("\ufeff")  # editors on Windows may save a byte-order mark
+    try:
+        # compile() also finds errors ast.parse accepts (`return` outside a function...);
+        # its SyntaxWarnings (`x is 1`, "\\d") are the program's business, not a refusal.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(source, "<program>", "exec", dont_inherit=True)
+            tree = ast.parse(source, "<program>")
+    except SyntaxError as error:
+        raise _syntax_refusal(error) from None
+    except (UnicodeError, ValueError):  # lone surrogates, null characters
+        message = "The program contains `invalid characters` that are not text; retype them."
+        raise CodeRefused(message, None, None, "invalid characters", "syntax-error") from None
+    except (RecursionError, MemoryError):
+        tree = None
+    if tree is None or _too_deep(tree):
+        message = (
+            f"The program's `nesting depth` is over the limit of {MAX_NESTING} levels: "
+            "split long expressions over several lines."
+        )
+        raise CodeRefused(message, 1, 1, "nesting depth", "unsafe-code")
+    problems = _Validator(tree).run()
+    if problems:
+        raise min(problems, key=lambda p: (p.line or sys.maxsize, p.column or 0))
+    return tree
+
+
+def _too_deep(tree: ast.AST) -> bool:
+    pending: list[tuple[ast.AST, int]] = [(tree, 0)]
+    while pending:
+        node, depth = pending.pop()
+        if depth > MAX_NESTING:
+            return True
+        pending.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return False
+
+
+_ALLOWED_NODES: tuple[type[ast.AST], ...] = (
+    ast.Module, ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete, ast.Pass,
+    ast.Break, ast.Continue, ast.If, ast.For, ast.While, ast.FunctionDef, ast.Return,
+    ast.Lambda, ast.With, ast.withitem, ast.Import, ast.ImportFrom, ast.alias, ast.Assert,
+    ast.NamedExpr, ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare,
+    ast.Call, ast.keyword, ast.Attribute, ast.Subscript, ast.Slice, ast.Starred, ast.List,
+    ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
+    ast.comprehension, ast.IfExp, ast.JoinedStr, ast.FormattedValue, ast.arguments, ast.arg,
+    ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop,
+)  # fmt: skip
+_NO_ERROR_CATCHING = "the app shows each error at its line so you can fix it."
+_UNSUPPORTED: dict[type[ast.AST], tuple[str, str]] = {
+    ast.ClassDef: ("class definition", "use functions, lists and tensors instead."),
+    ast.AsyncFunctionDef: ("async function", "use a plain `def` instead."),
+    ast.Await: ("await expression", "asynchronous code cannot run here."),
+    ast.AsyncFor: ("async for loop", "use a plain `for` loop instead."),
+    ast.AsyncWith: ("async with statement", "asynchronous code cannot run here."),
+    ast.Yield: ("yield expression", "generators cannot run here; build a list instead."),
+    ast.YieldFrom: ("yield from expression", "generators cannot run here; build a list."),
+    ast.Global: ("global statement", "return the value from the function instead."),
+    ast.Nonlocal: ("nonlocal statement", "return the value from the function instead."),
+    ast.Try: ("try statement", _NO_ERROR_CATCHING),
+    ast.Raise: ("raise statement", "use `assert condition, 'message'` to stop on a problem."),
+    ast.Match: ("match statement", "use if/elif/else instead."),
+}
+if hasattr(ast, "TryStar"):
+    _UNSUPPORTED[ast.TryStar] = ("try statement", _NO_ERROR_CATCHING)
+
+
+def _short(node: ast.AST, limit: int = 40) -> str:
+    text = " ".join(ast.unparse(node).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _bound_names(tree: ast.AST) -> set[str]:
+    """Names the program binds itself; loading those is not a builtin lookup."""
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, ast.FunctionDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+    return bound
+
+
+def _grad_mode_context(node: ast.expr) -> bool:
+    target = node.func if isinstance(node, ast.Call) else node
+    if isinstance(target, ast.Name):
+        return target.id in GRAD_MODE_CONTEXTS
+    if not isinstance(target, ast.Attribute) or target.attr not in GRAD_MODE_CONTEXTS:
+        return False
+    chain = target.value
+    while isinstance(chain, ast.Attribute):
+        chain = chain.value
+    return isinstance(chain, ast.Name)
+
+
+class _Validator:
+    """Walks the whole tree (iteratively) and collects every refusal with its position."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self.bound = _bound_names(tree)
+        self.format_calls: set[int] = set()  # ids of `"...".format` already judged
+        self.problems: list[CodeRefused] = []
+
+    def run(self) -> list[CodeRefused]:
+        pending: list[ast.AST] = [self.tree]
+        while pending:
+            node = pending.pop()
+            if self.check(node):
+                pending.extend(reversed(list(ast.iter_child_nodes(node))))
+        return self.problems
+
+    def refuse(self, node: ast.AST, construct: str, reason: str, message: str = "") -> None:
+        line, column = getattr(node, "lineno", None), getattr(node, "col_offset", None)
+        if isinstance(node, ast.Attribute) and node.end_lineno and node.end_col_offset:
+            # Point at the refused name itself, not at the start of `a.b.c.name`.
+            line, column = node.end_lineno, node.end_col_offset - len(node.attr)
+        column = None if column is None else column + 1
+        message = message or f"`{construct}` is not available: {reason}"
+        self.problems.append(CodeRefused(message, line, column, construct, "unsafe-code"))
+
+    def check_name(self, node: ast.AST, name: str) -> None:
+        if name.startswith("__"):
+            hint = " Write the code at the top level instead." if name == "__name__" else ""
+            reason = "names that start with two underscores reach Python's internals."
+            self.refuse(node, name, reason + hint)
+
+    def check(self, node: ast.AST) -> bool:
+        """Record what is wrong with ``node`` itself; say whether to look at its children."""
+        if not isinstance(node, _ALLOWED_NODES):
+            what, why = _UNSUPPORTED.get(type(node), (type(node).__name__, "it cannot run here."))
+            self.refuse(node, what, why, f"A {what} is not supported here: {why}")
+            return False  # its parts (`case` clauses...) need no second refusal
+        if isinstance(node, ast.Name):
+            self.check_name(node, node.id)
+            loaded = isinstance(node.ctx, ast.Load)
+            if loaded and node.id in DENIED_BUILTIN_NAMES and node.id not in self.bound:
+                self.refuse(node, node.id, _DENIED_BUILTIN_REASONS[node.id])
+        elif isinstance(node, ast.FunctionDef):
+            self.check_name(node, node.name)
+            for decorator in node.decorator_list:
+                why = "call the function yourself instead."
+                text = f"A decorator (`@{_short(decorator)}`) is not supported here: {why}"
+                self.refuse(decorator, "decorator", why, text)
+        elif isinstance(node, ast.arg | ast.keyword) and node.arg is not None:
+            self.check_name(node, node.arg)
+        elif isinstance(node, ast.comprehension) and node.is_async:
+            self.refuse(node.target, "async for", "asynchronous code cannot run here.")
+        elif isinstance(node, ast.Attribute):
+            self.check_attribute(node)
+        elif isinstance(node, ast.Call):
+            self.check_format_call(node)
+        elif isinstance(node, ast.With):
+            for item in node.items:
+                if not _grad_mode_context(item.context_expr):
+                    why = (
+                        "`with` can only be used with torch.no_grad(), torch.enable_grad(), "
+                        "torch.set_grad_enabled(...) or torch.inference_mode()."
+                    )
+                    self.refuse(node, f"with {_short(item.context_expr)}", why)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            self.check_import(node)
+        return True
+
+    def check_attribute(self, node: ast.Attribute) -> None:
+        construct = f"{_short(node.value, 30)}.{node.attr}"
+        if node.attr in FORMAT_METHODS:
+            if id(node) not in self.format_calls:
+                why = (
+                    f"`{node.attr}` can only be called directly on a written-out string, "
+                    'like "{} {}".format(a, b); an f-string such as f"{x}" also works.'
+                )
+                self.refuse(node, construct, why)
+        elif not isinstance(node.ctx, ast.Load) and node.attr not in WRITABLE_ATTRIBUTES:
+            why = "only `.grad`, `.data` and `.requires_grad` can be assigned or deleted here."
+            self.refuse(node, construct, why, f"`{construct}` cannot be changed: {why}")
+        elif (reason := attribute_refusal_reason(node.attr)) is not None:
+            self.refuse(node, construct, reason)
+
+    def check_format_call(self, node: ast.Call) -> None:
+        func, receiver = node.func, getattr(node.func, "value", None)
+        if not isinstance(func, ast.Attribute) or func.attr not in FORMAT_METHODS:
+            return
+        if isinstance(receiver, ast.Constant) and isinstance(receiver.value, str):
+            self.format_calls.add(id(func))
+            if not format_string_is_safe(receiver.value):
+                why = (
+                    "replacement fields with `.` or `[` look inside objects; "
+                    'use an f-string such as f"{x.grad}" instead.'
+                )
+                self.refuse(func, f"{_short(receiver, 30)}.{func.attr}", why)
+
+    def check_import(self, node: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name not in ALLOWED_IMPORTS or alias.name == "__future__":
+                    self.refuse(node, f"import {alias.name}", IMPORT_HELP)
+                self.check_name(node, alias.asname or "")
+            return
+        module = "." * node.level + (node.module or "")
+        text = f"from {module} import {', '.join(alias.name for alias in node.names)}"
+        if node.level or module not in ALLOWED_IMPORTS:
+            self.refuse(node, text, IMPORT_HELP)
+            return
+        for alias in node.names:
+            self.check_name(node, alias.asname or alias.name)
+            if module == "__future__":
+                continue
+            if alias.name == "*":
+                why = f"import the names you need one by one, or use `import {module}`."
+                self.refuse(node, text, why)
+            elif (reason := attribute_refusal_reason(alias.name)) is not None:
+                self.refuse(node, text, reason)
+
+
+class _AttributeRouter(ast.NodeTransformer):
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        if not isinstance(node.ctx, ast.Load):
+            return node
+        func = ast.copy_location(ast.Name(GETATTR_NAME, ast.Load()), node)
+        name = ast.copy_location(ast.Constant(node.attr), node)
+        return ast.copy_location(ast.Call(func, [node.value, name], []), node)
+
+
+def prepare_for_execution(tree: ast.Module) -> ast.Module:
+    """Return a copy of a checked tree where every attribute read goes through the guard.
+
+    Parameters
+    ----------
+    tree : ast.Module
+        A tree returned by :func:`check_source`; it is not modified.
+
+    Returns
+    -------
+    ast.Module
+        A new tree in which each ``obj.name`` load is ``__ae_getattr__(obj, 'name')`` at the
+        same source position (so tracebacks point at the user's lines). Attribute stores
+        and deletes stay as they are: :func:`check_source` limited them to three names.
+        ``"...".format`` becomes a guarded read too, and the guard re-checks the string.
+    """
+    new_tree = _AttributeRouter().visit(copy.deepcopy(tree))
+    assert isinstance(new_tree, ast.Module)
+    return new_tree

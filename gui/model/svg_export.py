@@ -1,0 +1,296 @@
+"""The autograd graph as a standalone SVG: what an exported report (and the README) shows.
+
+Graphviz does the drawing: every node gets its text lines (:func:`~gui.model.layout.node_lines`)
+as an HTML-like label, a fill from the shared diverging scale (:mod:`gui.model.colors`) and
+a border/dash style per kind; ``dot`` places everything and renders SVG in-process.
+
+After a backward step the data edges carry the gradient flowing back along them: for an
+edge feeding input ``i`` of node ``T`` that is ``flows[T].leaving[i]``, the vector-Jacobian
+product ``T`` sent to that input. One scale covers every number in the picture, so equal
+gradients have equal colours wherever they appear.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from html import escape
+
+from gui.model.colors import (
+    EDGE_COLOR,
+    KIND_BORDER,
+    KIND_FILL,
+    LINK_COLOR,
+    diverging_color,
+    dominant_value,
+    scale_for,
+    tensor_color,
+    text_color_on,
+)
+from gui.model.layout import (
+    FONT_SIZE,
+    PAD_X,
+    build_agraph,
+    is_compact,
+    node_lines,
+    node_title,
+    text_width,
+)
+from gui.model.results import Graph, GraphEdge, GraphNode, StepRecord, TensorData
+from gui.model.tensor_format import format_number, format_shape, format_tensor
+
+# The font Graphviz writes into the SVG: it becomes ``font-family="Helvetica,sans-Serif"``,
+# which every viewer resolves to a sans font (a bare "DejaVu Sans" falls back to serif in
+# browsers that lack it). Box widths are measured with wider DejaVu metrics, so text fits.
+FONT_NAME = "Helvetica"
+EDGE_FONT_SIZE = 9.0
+# Edges are thin lines on white: colours nearer the neutral centre would vanish, so edge
+# colours start this far along the scale.
+_EDGE_MIN_TINT = 0.35
+_EDGE_MAX_EXTRA_WIDTH = 3.0
+_EDGE_LABEL_MAX_ELEMENTS = 4
+
+_STYLE = {
+    "leaf": ("rounded,filled", 2.2),
+    "function": ("rounded,filled", 1.2),
+    "constant": ("filled", 1.0),
+    "saved": ("rounded,filled,dashed", 1.2),
+    "output": ("rounded,filled", 3.2),
+}
+
+
+@dataclass(frozen=True)
+class _Gradients:
+    """Everything gradient-valued in the picture, resolved once."""
+
+    nodes: dict[str, TensorData | None]
+    edges: dict[int, TensorData | None]
+    scale: float
+
+
+def _node_gradient(
+    node: GraphNode, step: StepRecord | None, leaf_grads: dict[str, TensorData | None]
+) -> TensorData | None:
+    """The gradient a node's box shows and is coloured by."""
+    if node.kind == "leaf":
+        return leaf_grads.get(node.var or node.label)
+    if step is None:
+        return None
+    if node.kind == "output":
+        # backward() on a scalar is backward(1): show the implicit seed as the 1 it is.
+        return step.gradient or TensorData((), "float32", 1.0)
+    flow = step.flows.get(node.key)
+    if node.kind == "function" and flow is not None and len(flow.arriving) == 1:
+        return flow.arriving[0]
+    return None
+
+
+def _edge_gradient(edge: GraphEdge, step: StepRecord | None) -> TensorData | None:
+    if step is None or edge.kind != "data" or edge.input_index is None:
+        return None
+    flow = step.flows.get(edge.target)
+    if flow is None or edge.input_index >= len(flow.leaving):
+        return None
+    return flow.leaving[edge.input_index]
+
+
+def _gradients(
+    graph: Graph, step: StepRecord | None, leaf_grads: dict[str, TensorData | None]
+) -> _Gradients:
+    nodes = {n.key: _node_gradient(n, step, leaf_grads) for n in graph.nodes}
+    edges = {i: _edge_gradient(e, step) for i, e in enumerate(graph.edges)}
+    tensors: list[TensorData | None] = [*nodes.values(), *edges.values()]
+    if step is not None:
+        tensors += [t for flow in step.flows.values() for t in flow.arriving]
+    dominant = (dominant_value(t) for t in tensors)
+    return _Gradients(nodes, edges, scale_for(v for v in dominant if v is not None))
+
+
+def _html_label(lines: list[str]) -> str:
+    rows = [f"<TR><TD><B>{escape(lines[0])}</B></TD></TR>"]
+    rows += [f"<TR><TD>{escape(line)}</TD></TR>" for line in lines[1:]]
+    return (
+        '<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">'
+        + "".join(rows)
+        + "</TABLE>>"
+    )
+
+
+def _edge_label(t: TensorData) -> str:
+    """A gradient short enough to sit beside an edge."""
+    if t.numel <= _EDGE_LABEL_MAX_ELEMENTS:
+        return format_tensor(t, _EDGE_LABEL_MAX_ELEMENTS)
+    v = dominant_value(t)
+    biggest = "?" if v is None else format_number(abs(v))
+    return f"{format_shape(t.shape)} max|g| {biggest}"
+
+
+def _style_node(
+    agraph_node: object, node: GraphNode, grads: _Gradients, compact: bool, step: StepRecord | None
+) -> None:
+    attr = agraph_node.attr  # type: ignore[attr-defined]
+    grad = grads.nodes[node.key]
+    fill = tensor_color(grad, grads.scale) or KIND_FILL[node.kind]
+    style, penwidth = _STYLE[node.kind]
+    if compact:
+        lines = [node_title(node)]
+        attr["label"] = lines[0]
+    else:
+        flow = step.flows.get(node.key) if step is not None else None
+        lines = node_lines(node, flow, grad)
+        attr["label"] = _html_label(lines)
+    width = max(text_width(line, bold=i == 0) for i, line in enumerate(lines)) + 2 * PAD_X
+    attr.update(
+        width=f"{width / 72:.3f}",
+        style=style,
+        penwidth=str(penwidth),
+        color=KIND_BORDER[node.kind],
+        fillcolor=fill,
+        fontcolor=text_color_on(fill),
+        tooltip=" | ".join(lines),
+        **{"class": node.kind},
+    )
+
+
+def _style_edge(
+    agraph_edge: object, edge: GraphEdge, grad: TensorData | None, scale: float, compact: bool
+) -> None:
+    attr = agraph_edge.attr  # type: ignore[attr-defined]
+    if edge.kind == "constant":
+        attr.update(color=LINK_COLOR, penwidth="1")
+        return
+    v = dominant_value(grad)
+    if v is None:
+        attr.update(color=EDGE_COLOR, penwidth="1.2")
+        return
+    if not math.isfinite(v):
+        color, extra = diverging_color(v, scale), _EDGE_MAX_EXTRA_WIDTH
+    else:
+        t = min(1.0, abs(v) / scale)
+        color = diverging_color(math.copysign(max(t, _EDGE_MIN_TINT), v) * scale, scale)
+        color = color if v != 0 else EDGE_COLOR
+        extra = _EDGE_MAX_EXTRA_WIDTH * t
+    attr.update(color=color, penwidth=f"{1.2 + extra:.2f}")
+    if not compact and grad is not None:
+        attr.update(label=f" {_edge_label(grad)} ", fontcolor="#303030", tooltip="gradient")
+
+
+def _legend(
+    graph: Graph, step: StepRecord | None, scale: float, has_gradients: bool, compact: bool
+) -> str:
+    """The graph caption: what colours, borders and edge labels mean."""
+    rows = []
+    if has_gradients:
+        where = f" (backward step {step.index + 1})" if step is not None else ""
+        rows.append(f"Fill colour: gradient arriving at the box{escape(where)}")
+        cells = []
+        for fraction in (-1.0, -0.5, 0.0, 0.5, 1.0):
+            value = fraction * scale
+            fill = diverging_color(value, scale)
+            text = escape(format_number(value) if value else "0")
+            cells.append(
+                f'<TD BGCOLOR="{fill}" WIDTH="66"><FONT COLOR="{text_color_on(fill)}">'
+                f"{text}</FONT></TD>"
+            )
+        ramp = '<TABLE BORDER="0" CELLSPACING="0" CELLPADDING="3"><TR>' + "".join(cells)
+        rows.append(ramp + "</TR></TABLE>")
+        if step is not None and not compact:
+            rows.append("Edge label: the gradient flowing back along the edge")
+    else:
+        rows.append("No backward yet: boxes are coloured by kind")
+    swatches = []
+    for kind in ("leaf", "function", "constant", "saved", "output"):
+        style, penwidth = _STYLE[kind]
+        dash = ' STYLE="dashed"' if "dashed" in style else ""
+        swatches.append(
+            f'<TD BGCOLOR="{KIND_FILL[kind]}" COLOR="{KIND_BORDER[kind]}" '
+            f'BORDER="{max(1, round(penwidth))}"{dash} WIDTH="{text_width(kind) + 14:.0f}">'
+            f"{kind}</TD>"
+        )
+    rows.append(
+        '<TABLE BORDER="0" CELLSPACING="6" CELLPADDING="3"><TR>' + "".join(swatches) + "</TR></TABLE>"
+    )
+    if graph.truncated:
+        rows.append("The graph was cut short: too many nodes to walk them all")
+    body = "".join(f"<TR><TD>{row}</TD></TR>" for row in rows)
+    return f'<<TABLE BORDER="0" CELLSPACING="2" CELLPADDING="0">{body}</TABLE>>'
+
+
+def render_svg(
+    graph: Graph, step: StepRecord | None, leaf_grads: dict[str, TensorData | None]
+) -> str:
+    """Draw ``graph`` with its values and gradients as a complete SVG document.
+
+    Parameters
+    ----------
+    graph
+        The autograd graph to draw (leaves at the top, the output at the bottom).
+    step
+        The backward step whose gradients to show (``flows``, seed); ``None`` before any
+        backward, which draws values only and colours boxes by kind.
+    leaf_grads
+        Each leaf's ``.grad`` by variable name, shown and coloured on the leaf boxes.
+
+    Returns
+    -------
+    str
+        The SVG text. Graphs above :data:`~gui.model.layout.COMPACT_NODE_LIMIT` nodes get
+        title-only boxes and no edge labels so they still render in seconds.
+    """
+    compact = is_compact(graph)
+    names = {node.key: f"n{i}" for i, node in enumerate(graph.nodes)}
+    g = build_agraph(graph, names)
+    g.graph_attr.update(
+        fontname=FONT_NAME,
+        fontsize=str(FONT_SIZE),
+        labelloc="b",
+        pad="0.2",
+        bgcolor="white",
+    )
+    g.node_attr.update(fontname=FONT_NAME, height="0")
+    g.edge_attr.update(fontname=FONT_NAME, fontsize=str(EDGE_FONT_SIZE))
+    grads = _gradients(graph, step, leaf_grads)
+    for node in graph.nodes:
+        _style_node(g.get_node(names[node.key]), node, grads, compact, step)
+    for i, edge in enumerate(graph.edges):
+        if edge.source in names and edge.target in names:
+            agraph_edge = g.get_edge(names[edge.source], names[edge.target], str(i))
+            _style_edge(agraph_edge, edge, grads.edges[i], grads.scale, compact)
+    for node in graph.nodes:
+        if node.kind == "saved" and node.owner in names:
+            link = g.get_edge(names[node.owner], names[node.key], f"link{node.key}")
+            link.attr.update(style="dotted", color=LINK_COLOR, arrowhead="none", penwidth="1.2")
+    has_gradients = any(t is not None for t in grads.nodes.values())
+    g.graph_attr["label"] = _legend(graph, step, grads.scale, has_gradients, compact)
+    g.layout(prog="dot")
+    centres = {
+        name: float(g.get_node(name).attr["pos"].split(",")[0]) for name in names.values()
+    }
+    svg: bytes = g.draw(format="svg")  # reuses the positions just computed
+    return _centre_node_text(svg.decode("utf-8"), centres)
+
+
+_TITLE = re.compile(r"<title>([^<]*)</title>")
+_START_TEXT = re.compile(r'<text xml:space="preserve" text-anchor="start" x="[-\d.]+"')
+
+
+def _centre_node_text(svg: str, centres: dict[str, float]) -> str:
+    """Centre every line of a node's label on the node.
+
+    Graphviz places HTML-label text by its own hinted font metrics and anchors it at the
+    start, so a viewer whose font is a little wider shifts every line right, up to the
+    border. Anchoring each line at the box centre keeps text centred in any font.
+    """
+    out = []
+    centre: float | None = None
+    for line in svg.splitlines(keepends=True):
+        title = _TITLE.search(line)
+        if title is not None:
+            centre = centres.get(title.group(1))
+        elif centre is not None and line.startswith("<text "):
+            line = _START_TEXT.sub(
+                f'<text xml:space="preserve" text-anchor="middle" x="{centre:.2f}"', line, count=1
+            )
+        out.append(line)
+    return "".join(out)

@@ -1,0 +1,178 @@
+"""Numbers and tensors as short human-readable text, shared by the SVG export and Qt views.
+
+The style follows torch's own printing closely enough that a learner recognises the numbers
+from their terminal (``125.``, ``[6., 8., 20.]``, ``1.234e-04``) but uses 4 *significant*
+digits per number instead of torch's 4 decimals, because a graph box has no room for
+``tensor([43.4000,  0.0000])``-style padding.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+
+from gui.model.results import NestedValues, TensorData, TensorSummary
+
+SIGNIFICANT_DIGITS = 4
+# Below this magnitude fixed notation would need more than 4 characters of leading zeros.
+_SCI_BELOW = 1e-3
+# From here on, 4 significant digits of a non-integral number would print as ``1234.``,
+# which reads as an exact integer; scientific notation says it is rounded.
+_SCI_FROM = 1e3
+# Integral floats print as ``12345.`` up to here, then switch to scientific notation.
+_INTEGRAL_UP_TO = 1e6
+
+# The widest text format_number produces for a float (sign, mantissa, exponent): views use
+# it to size boxes by *shape* alone, so the layout never moves when values change.
+WIDEST_NUMBER = -8.888e-08
+
+
+def format_number(v: object) -> str:
+    """Format one number with 4 significant digits, torch style.
+
+    Parameters
+    ----------
+    v
+        A Python number as found in ``tensor.tolist()`` (float, int, bool or complex).
+        Anything else is returned as ``str(v)``.
+
+    Returns
+    -------
+    str
+        ``35.11``, ``-14.15``, ``125.`` (integral float), ``125`` (int), ``1.234e-04``,
+        ``nan``, ``inf``, ``-inf``.
+    """
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, complex):
+        sign = "-" if v.imag < 0 or (v.imag == 0 and math.copysign(1, v.imag) < 0) else "+"
+        return f"{format_number(v.real)}{sign}{format_number(abs(v.imag))}j"
+    if not isinstance(v, float):
+        return str(v)
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    if v == 0:
+        return "-0." if math.copysign(1, v) < 0 else "0."
+    magnitude = abs(v)
+    if v.is_integer() and magnitude < _INTEGRAL_UP_TO:
+        return f"{int(v)}."
+    # Round to 4 significant digits first so 9.9996 becomes 10.00, not "10.000".
+    rounded = float(f"{v:.{SIGNIFICANT_DIGITS - 1}e}")
+    magnitude = abs(rounded)
+    if magnitude < _SCI_BELOW or magnitude >= _SCI_FROM:
+        return f"{v:.{SIGNIFICANT_DIGITS - 1}e}"
+    decimals = max(0, SIGNIFICANT_DIGITS - 1 - math.floor(math.log10(magnitude)))
+    text = f"{rounded:.{decimals}f}"
+    return text if "." in text else f"{text}."
+
+
+def format_shape(shape: Sequence[int]) -> str:
+    """``"scalar"`` for 0-d, else the tuple as Python writes it: ``"(3,)"``, ``"(2, 2)"``."""
+    if len(shape) == 0:
+        return "scalar"
+    return str(tuple(int(d) for d in shape))
+
+
+def iter_values(values: NestedValues) -> Iterator[object]:
+    """Every element of a nested ``tolist()`` value, in row-major order (no recursion limit
+    issues: depth is the tensor's ndim)."""
+    if isinstance(values, list | tuple):
+        for item in values:
+            yield from iter_values(item)
+    else:
+        yield values
+
+
+def _nested(values: NestedValues) -> str:
+    if isinstance(values, list | tuple):
+        return "[" + ", ".join(_nested(v) for v in values) + "]"
+    return format_number(values)
+
+
+def _real_stats(t: TensorData) -> tuple[float, float, float] | None:
+    """(min, max, mean) of the real part, from the values when present else the summary."""
+    if t.values is None:
+        if t.summary is None:
+            return None
+        return t.summary.minimum, t.summary.maximum, t.summary.mean
+    numbers = [
+        float(v.real if isinstance(v, complex) else v)
+        for v in iter_values(t.values)
+        if isinstance(v, int | float | complex)
+    ]
+    if not numbers:
+        return None
+    finite = [v for v in numbers if math.isfinite(v)]
+    if len(finite) < len(numbers):
+        # Keep nan/inf visible in the mean (as torch's mean would) but not in min/max, which
+        # then still say something about the finite part.
+        mean = sum(numbers) / len(numbers)
+        if not finite:
+            return mean, mean, mean
+        return min(finite), max(finite), mean
+    return min(finite), max(finite), math.fsum(finite) / len(finite)
+
+
+def format_summary(t: TensorData, with_shape: bool = True) -> str:
+    """``"shape 10x10 · min -1.2 · max 3.4 · mean 0.1"`` for a tensor too big to list.
+
+    ``with_shape=False`` drops the shape part, for views that show the shape elsewhere.
+    """
+    parts = [f"shape {'x'.join(str(d) for d in t.shape)}"] if with_shape else []
+    stats = _real_stats(t)
+    if stats is None:
+        parts.append(f"{t.numel} elements")
+    else:
+        low, high, mean = stats
+        parts += [
+            f"min {format_number(low)}",
+            f"max {format_number(high)}",
+            f"mean {format_number(mean)}",
+        ]
+    return " · ".join(parts)
+
+
+def format_tensor(t: TensorData | None, max_elements: int = 6) -> str:
+    """A tensor as one line of text.
+
+    Parameters
+    ----------
+    t
+        The tensor's detached numbers; ``None`` prints as ``"None"`` (what ``x.grad`` says
+        before any backward).
+    max_elements
+        Tensors with at most this many elements are printed in full as nested brackets;
+        larger ones as a one-line summary (shape, min, max, mean).
+
+    Returns
+    -------
+    str
+        ``"125."``, ``"[6., 8., 20.]"``, ``"[[43.40, 0.], [5.405, 0.]]"`` or
+        ``"shape 10x10 · min -1.2 · max 3.4 · mean 0.1"``.
+    """
+    if t is None:
+        return "None"
+    if t.values is None or t.numel > max_elements:
+        return format_summary(t)
+    return _nested(t.values)
+
+
+def widest_like(t: TensorData) -> TensorData:
+    """A tensor of ``t``'s shape whose every number prints as wide as any number can.
+
+    Formatting this instead of ``t`` gives the text width a box needs for *any* values of
+    this shape, which is what keeps layouts stable while sliders move.
+    """
+    values: NestedValues = WIDEST_NUMBER
+    for dim in reversed(t.shape):
+        values = [values] * dim
+    return TensorData(
+        shape=t.shape,
+        dtype=t.dtype,
+        values=None if t.values is None else values,
+        summary=TensorSummary(WIDEST_NUMBER, WIDEST_NUMBER, WIDEST_NUMBER, WIDEST_NUMBER),
+    )

@@ -1,0 +1,47 @@
+"""The engine's child process: imports torch once, then runs programs on request.
+
+It lives in its own process so that runaway code (an endless loop, a giant tensor, deep
+recursion) can be stopped by killing it, without touching the app. It also caps its own
+address space so a huge allocation fails inside torch instead of exhausting the machine.
+"""
+
+from __future__ import annotations
+
+from multiprocessing.connection import Connection
+
+# Room for tensors on top of what importing torch already reserved. Big enough for any
+# teaching example, small enough that ``torch.zeros(10**5, 10**5)`` fails at once.
+MEMORY_HEADROOM_BYTES = 3 * 1024**3
+
+
+def _limit_memory() -> None:
+    try:
+        import resource
+    except ImportError:  # Windows: the time limit still applies
+        return
+    try:
+        with open("/proc/self/status") as status:
+            vm = next(int(ln.split()[1]) * 1024 for ln in status if ln.startswith("VmSize:"))
+    except (OSError, StopIteration, ValueError):
+        return  # macOS has no /proc and does not enforce RLIMIT_AS anyway
+    limit = vm + MEMORY_HEADROOM_BYTES
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def serve(conn: Connection) -> None:
+    """Answer :class:`RunRequest` messages with :class:`RunResult` until told to stop."""
+    import torch
+
+    from gui.model.engine import run_program
+
+    torch.set_num_threads(1)  # tiny tensors: threads cost more than they bring
+    _limit_memory()
+    conn.send("ready")
+    while True:
+        try:
+            request = conn.recv()
+        except EOFError:
+            return
+        if request is None:
+            return
+        conn.send(run_program(request))

@@ -1,0 +1,22 @@
+"""Shared test set-up: Qt offscreen (before anything imports Qt), one engine process."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from collections.abc import Iterator  # noqa: E402
+
+import pytest  # noqa: E402
+
+from gui.model.runner import EngineProcess  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def engine_process() -> Iterator[EngineProcess]:
+    """One child engine for the whole run: starting one costs a torch import."""
+    process = EngineProcess()
+    process.start()
+    yield process
+    process.close()
