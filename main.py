@@ -2,5 +2,7 @@
 
 from gui.app import main
 
-if __name__ == "__main__":  # the engine's child process imports this file; it must not start the app
+if (
+    __name__ == "__main__"
+):  # the engine's child process imports this file; it must not start the app
     raise SystemExit(main())

@@ -14,8 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gui.model.layout import layout_graph  # noqa: E402
-from gui.model.results import (  # noqa: E402
+from gui.model.layout import layout_graph
+from gui.model.results import (
     Graph,
     GraphEdge,
     GraphNode,
@@ -24,7 +24,7 @@ from gui.model.results import (  # noqa: E402
     StepRecord,
     TensorData,
 )
-from gui.model.svg_export import render_svg  # noqa: E402
+from gui.model.svg_export import render_svg
 
 OPS = ("MulBackward0", "AddBackward0", "PowBackward0", "TanhBackward0", "SumBackward0")
 
@@ -45,23 +45,36 @@ def synthetic(n_nodes: int) -> tuple[Graph, StepRecord, dict[str, TensorData | N
         key = f"{i}:{OPS[i % len(OPS)]}"
         saved = (SavedValue("self", tensor=_vector(i)),) if i % 3 == 0 else ()
         nodes.append(
-            GraphNode(key, OPS[i % len(OPS)], OPS[i % len(OPS)], "function", value=_vector(i),
-                      saved=saved)
+            GraphNode(
+                key, OPS[i % len(OPS)], OPS[i % len(OPS)], "function", value=_vector(i), saved=saved
+            )
         )
         if saved:
-            nodes.append(GraphNode(f"{key}/saved:self", "saved", "self", "saved",
-                                   value=saved[0].tensor, owner=key))
+            nodes.append(
+                GraphNode(
+                    f"{key}/saved:self", "saved", "self", "saved", value=saved[0].tensor, owner=key
+                )
+            )
         if previous is not None:
             edges.append(GraphEdge(key, previous, "data", 0))
         if i % 4 == 0:
             leaf = f"{i}:leaf"
             grads[f"w{i}"] = _vector(i + 1)
-            nodes.append(GraphNode(leaf, "AccumulateGrad", f"w{i}", "leaf", var=f"w{i}",
-                                   value=_vector(i)))
+            nodes.append(
+                GraphNode(leaf, "AccumulateGrad", f"w{i}", "leaf", var=f"w{i}", value=_vector(i))
+            )
             edges.append(GraphEdge(leaf, key, "data", 1))
         elif i % 4 == 2:
-            nodes.append(GraphNode(f"{key}/const:1", "constant", "constant", "constant",
-                                   value=TensorData((), "float32", 2.0), owner=key))
+            nodes.append(
+                GraphNode(
+                    f"{key}/const:1",
+                    "constant",
+                    "constant",
+                    "constant",
+                    value=TensorData((), "float32", 2.0),
+                    owner=key,
+                )
+            )
             edges.append(GraphEdge(f"{key}/const:1", key, "constant", 1))
         flows[key] = NodeFlow((_vector(i),), (_vector(i + 2), _vector(i + 3)), i)
         previous = key
@@ -91,8 +104,10 @@ def main(sizes: list[int]) -> None:
         t_layout = _median_seconds(lambda: layout_graph(graph), repeats)
         t_svg = _median_seconds(lambda: render_svg(graph, step, grads), repeats)
         kib = len(render_svg(graph, step, grads).encode()) / 1024
-        print(f"{len(graph.nodes):>6} {len(graph.edges):>6} {t_layout * 1e3:>10.1f} "
-              f"{t_svg * 1e3:>10.1f} {kib:>8.0f}")
+        print(
+            f"{len(graph.nodes):>6} {len(graph.edges):>6} {t_layout * 1e3:>10.1f} "
+            f"{t_svg * 1e3:>10.1f} {kib:>8.0f}"
+        )
 
 
 if __name__ == "__main__":

@@ -14,12 +14,15 @@ from collections.abc import Sequence
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="autograd-explorer",
-        description="See PyTorch autograd at work: the real graph, live gradients, the gradient argument.",
+        description="See PyTorch autograd at work: the real graph, live gradients, "
+        "the gradient argument.",
     )
     parser.add_argument("session", nargs="?", help="a session file (.json) to open")
     parser.add_argument(
-        "--export", metavar="DIR",
-        help="run the session without a window and write result.json, script.py and graph.svg into DIR",
+        "--export",
+        metavar="DIR",
+        help="run the session without a window and write result.json, script.py and "
+        "graph.svg into DIR",
     )
     return parser
 
@@ -29,7 +32,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.export is not None:
         if args.session is None:
-            print("error: --export needs a session file: autograd-explorer SESSION.json --export DIR", file=sys.stderr)
+            print(
+                "error: --export needs a session file: autograd-explorer SESSION.json --export DIR",
+                file=sys.stderr,
+            )
             return 2
         from gui.model.export import export_session
 

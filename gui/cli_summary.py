@@ -27,12 +27,21 @@ def report(result: RunResult) -> str:
     for step in result.steps:
         where = f"line {step.line}" if step.line else "session"
         seed = format_tensor(step.gradient) if step.gradient is not None else "implicit 1"
-        out.append(f"backward #{step.index + 1} on {step.tensor or 'output'} ({where}), gradient {seed}:")
+        out.append(
+            f"backward #{step.index + 1} on {step.tensor or 'output'} ({where}), gradient {seed}:"
+        )
         for name, grad in step.grads_after.items():
             out.append(f"    {name}.grad = {format_tensor(grad)}")
     if result.graph is not None:
-        names = [n.label if n.label == n.name else f"{n.label} ({n.name})" for n in result.graph.nodes if n.kind in ("function", "leaf")]
-        out.append(f"graph: {len(result.graph.nodes)} nodes: {', '.join(names[:12])}{' ...' if len(names) > 12 else ''}")
+        names = [
+            n.label if n.label == n.name else f"{n.label} ({n.name})"
+            for n in result.graph.nodes
+            if n.kind in ("function", "leaf")
+        ]
+        out.append(
+            f"graph: {len(result.graph.nodes)} nodes: {', '.join(names[:12])}"
+            + (" ..." if len(names) > 12 else "")
+        )
     for w in result.warnings:
         out.append(f"warning (line {w.line}): {w.message}\n    {w.explanation}\n    fix: {w.fix}")
     if result.error is not None:

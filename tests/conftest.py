@@ -6,11 +6,11 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from collections.abc import Iterator  # noqa: E402
+from collections.abc import Iterator
 
-import pytest  # noqa: E402
+import pytest
 
-from gui.model.runner import EngineProcess  # noqa: E402
+from gui.model.runner import EngineProcess
 
 
 @pytest.fixture(scope="session")

@@ -17,7 +17,7 @@ import torch
 
 from gui.model.graph import Naming, WalkedGraph, walk_graph
 from gui.model.jacobian import compute_jacobians, vjp_checks
-from gui.model.results import Explanation, NodeFlow, StepRecord, TensorData
+from gui.model.results import Explanation, JacobianCheck, NodeFlow, StepRecord, TensorData
 from gui.model.tensors import maybe_tensor_data, tensor_data
 
 RawBackward = Callable[..., None]
@@ -101,7 +101,7 @@ def record_backward(
         for h in handles:
             h.remove()
     after = {name: _grad_copy(leaf) for name, leaf in leaves.items()}
-    checks = ()
+    checks: tuple[JacobianCheck, ...] = ()
     if jacobians and error is None:
         seed = _seed_tensor(call.gradient, t)
         if seed is not None:

@@ -40,7 +40,11 @@ def plain_script(request: RunRequest, result: RunResult) -> str:
             continue
         end = statement_end.get(info.line, info.line)
         additions = insert_after.setdefault(end, [])
-        if name in request.values and info.is_leaf and _shape_of(request.values[name]) == info.value.shape:
+        if (
+            name in request.values
+            and info.is_leaf
+            and _shape_of(request.values[name]) == info.value.shape
+        ):
             additions += [
                 "with torch.no_grad():  # the value set in Autograd Explorer",
                 f"    {name}.copy_(torch.tensor({_py(request.values[name])}, dtype={name}.dtype))",
@@ -75,7 +79,10 @@ def _step_lines(result: RunResult) -> list[str]:
         return []
     output = result.output
     if output is None:
-        return ["", "# The session's backward steps ran on an unnamed tensor; name it to reproduce them."]
+        return [
+            "",
+            "# The session's backward steps ran on an unnamed tensor; name it to reproduce them.",
+        ]
     out = ["", "# --- backward steps from the session ---"]
     for number, step in enumerate(session_steps, start=1):
         out.append(f"# step {number}")

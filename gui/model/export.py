@@ -37,7 +37,9 @@ def write_export(result: RunResult, script: str, out_dir: Path) -> None:
     """Write the three export files into ``out_dir`` (created if needed)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     document = result_document(result)
-    (out_dir / "result.json").write_text(json.dumps(document, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    (out_dir / "result.json").write_text(
+        json.dumps(document, indent=2, allow_nan=False) + "\n", encoding="utf-8"
+    )
     (out_dir / "script.py").write_text(script, encoding="utf-8")
     if result.graph is not None:
         grads = {name: result.tensors[name].grad for name in result.leaves}

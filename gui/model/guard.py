@@ -88,6 +88,9 @@ _VERDICTS: dict[int, tuple[object, str | None]] = {}
 _VERDICTS_LIMIT = 50_000
 _MODULE_NAME_VERDICTS: dict[str, str | None] = {}
 _denied_objects: dict[int, object] = {}
+# Exceptions to the module rule: tutorials call these, and the engine resets what they set
+# (the seed, print options) at the start of every run, so nothing leaks between runs.
+_allowed_objects: dict[int, object] = {}
 _storage_classes: tuple[type, ...] = ()
 
 
@@ -107,12 +110,14 @@ def _load_denied_objects() -> None:
     found += [io.open, types.FunctionType, types.CodeType]
     for owner, names in (
         (torch, ("load", "save", "from_file", "set_default_tensor_type", "compile")),
-        (torch, ("cond", "while_loop", "get_file_path", "manual_seed", "seed")),
+        (torch, ("cond", "while_loop", "get_file_path")),
         (numpy, ("load", "save", "savez", "savez_compressed", "savetxt", "loadtxt")),
         (numpy, ("genfromtxt", "fromfile", "fromregex", "memmap")),
     ):
         found += [getattr(owner, name) for name in names if hasattr(owner, name)]
     _denied_objects.update((id(obj), obj) for obj in found)
+    allowed = (torch.manual_seed, torch.seed, torch.initial_seed, torch.set_printoptions)
+    _allowed_objects.update((id(obj), obj) for obj in allowed)
     _storage_classes = (torch.storage.TypedStorage, torch.UntypedStorage, torch.StorageBase)
 
 
@@ -138,6 +143,8 @@ def _judge(value: object) -> str | None:
         return f"it is the module {value.__name__}, which programs here cannot use."
     if not _denied_objects:
         _load_denied_objects()
+    if id(value) in _allowed_objects:
+        return None
     if id(value) in _denied_objects:
         return "it can reach files, the system or Python's internals."
     if isinstance(value, type):

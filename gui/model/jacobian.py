@@ -31,7 +31,11 @@ def compute_jacobians(
     if not wanted:
         return {}, "the program has no named leaf that requires grad"
     if output.numel() > MAX_OUTPUT_ELEMENTS:
-        return {}, f"the output has {output.numel()} elements (the Jacobian is shown up to {MAX_OUTPUT_ELEMENTS})"
+        return (
+            {},
+            f"the output has {output.numel()} elements "
+            f"(the Jacobian is shown up to {MAX_OUTPUT_ELEMENTS})",
+        )
     if sum(t.numel() for t in wanted.values()) > MAX_LEAF_ELEMENTS:
         return {}, f"the leaves have more than {MAX_LEAF_ELEMENTS} elements in all"
     if output.is_complex() or any(t.is_complex() for t in wanted.values()):
@@ -45,8 +49,11 @@ def compute_jacobians(
             seed = torch.zeros_like(output).reshape(-1)
             seed[i] = 1
             grads = torch.autograd.grad(
-                output, inputs, grad_outputs=seed.reshape(output.shape),
-                retain_graph=True, allow_unused=True,
+                output,
+                inputs,
+                grad_outputs=seed.reshape(output.shape),
+                retain_graph=True,
+                allow_unused=True,
             )
             for name, g, leaf in zip(names, grads, inputs, strict=True):
                 row = torch.zeros(leaf.numel(), dtype=leaf.dtype) if g is None else g.reshape(-1)

@@ -45,12 +45,21 @@ def result_document(result: RunResult) -> dict[str, Any]:
     leaves = {}
     for name in result.leaves:
         info = result.tensors[name]
-        leaves[name] = {"value": _values(info.value), "grad": _values(info.grad), "shape": list(info.value.shape)}
+        leaves[name] = {
+            "value": _values(info.value),
+            "grad": _values(info.grad),
+            "shape": list(info.value.shape),
+        }
     return {
         "format": RESULT_FORMAT,
         "output": None
         if out is None
-        else {"name": result.output, "value": _values(out), "shape": list(out.shape), "grad_fn": result.output_grad_fn},
+        else {
+            "name": result.output,
+            "value": _values(out),
+            "shape": list(out.shape),
+            "grad_fn": result.output_grad_fn,
+        },
         "leaves": leaves,
         "tensors": {name: to_jsonable(info) for name, info in result.tensors.items()},
         "steps": [_step(s) for s in result.steps],

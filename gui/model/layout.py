@@ -56,7 +56,7 @@ _EM_WIDTHS = {
     0.39: "()[]",
     0.392: "t",
     0.411: "r",
-    0.5: "_*\"",
+    0.5: '_*"',
     0.521: "s",
     0.525: "z",
     0.55: "c",
@@ -183,8 +183,7 @@ def _grad_lines(
     arriving = flow.arriving if flow is not None else ()
     if outputs <= MAX_OUTPUT_LINES:
         return [
-            f"grad[{i}] {tensor(arriving[i]) if i < len(arriving) else '—'}"
-            for i in range(outputs)
+            f"grad[{i}] {tensor(arriving[i]) if i < len(arriving) else '—'}" for i in range(outputs)
         ]
     numbers = [
         float(v)
@@ -313,44 +312,88 @@ def layout_cache_key(graph: Graph) -> str:
     return f"{graph.structure_key}-{digest}"
 
 
-def is_link(graph_node_kinds: dict[str, str], source: str, kind: str) -> bool:
-    """Edges that attach context (saved tensors) rather than carry data or gradient."""
-    return kind == "saved" or graph_node_kinds.get(source) == "saved"
+Attrs = dict[str, str]
 
 
-def build_agraph(graph: Graph, node_names: dict[str, str]) -> Any:
-    """A ``dot`` graph with every node and edge of ``graph`` and the rank constraints.
+def _quote(value: str) -> str:
+    """A DOT attribute value: HTML-like labels (``<...>``) as they are, others quoted."""
+    if value.startswith("<") and value.endswith(">"):
+        return value
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
-    ``node_names`` maps node keys to Graphviz names (short and safe: ``n0``, ``n1``...).
-    Edge ``i`` of ``graph.edges`` gets Graphviz key ``str(i)``. Saved nodes also get an
-    edge ``link<key>`` from their owner (no edge of their own exists in the graph): it keeps
-    them next to their owner inside the shared ``rank=same`` group.
+
+def _attr_list(attrs: Attrs) -> str:
+    return ", ".join(f"{k}={_quote(v)}" for k, v in attrs.items())
+
+
+def dot_source(
+    graph: Graph,
+    node_names: dict[str, str],
+    node_attrs: dict[str, Attrs] | None = None,
+    edge_attrs: dict[int, Attrs] | None = None,
+    link_attrs: Attrs | None = None,
+    graph_attrs: Attrs | None = None,
+    node_defaults: Attrs | None = None,
+    edge_defaults: Attrs | None = None,
+) -> str:
+    """The DOT text of ``graph`` with its rank constraints and any attributes given.
+
+    ``node_names`` maps node keys to Graphviz names (short and safe: ``n0``, ``n1``...);
+    ``node_attrs`` is by node key and ``edge_attrs`` by index into ``graph.edges``. Edge
+    ``i`` gets the Graphviz key ``"i"``. Each saved node also gets an edge keyed
+    ``link<key>`` from its owner, styled by ``link_attrs`` (the graph has no edge for a
+    saved tensor). ``*_defaults`` set the node/edge defaults (fonts...): it keeps the tensor right beside its owner in their ``rank=same`` group.
+
+    Building text and parsing it once is far faster than pygraphviz's per-item calls
+    (``add_subgraph`` alone scans every edge of the graph, per subgraph).
     """
-    g = pgv.AGraph(directed=True, strict=False)
-    g.graph_attr.update(
-        rankdir="TB", nodesep="0.3", ranksep="0.4", newrank="true", outputorder="edgesfirst"
-    )
-    g.node_attr.update(shape="box", fontsize=str(FONT_SIZE), margin="0.11,0.05")
-    g.edge_attr.update(arrowsize="0.7")
+    node_attrs = node_attrs or {}
+    edge_attrs = edge_attrs or {}
+    lines = ["digraph autograd {"]
+    base = {"rankdir": "TB", "nodesep": "0.3", "ranksep": "0.4", "newrank": "true"}
+    lines.append(f"graph [{_attr_list({**base, **(graph_attrs or {})})}];")
+    node_base = {"shape": "box", "fontsize": str(FONT_SIZE), "margin": "0.11,0.05"}
+    lines.append(f"node [{_attr_list({**node_base, **(node_defaults or {})})}];")
+    lines.append(f"edge [{_attr_list({'arrowsize': '0.7', **(edge_defaults or {})})}];")
     for node in graph.nodes:
-        g.add_node(node_names[node.key])
+        attrs = node_attrs.get(node.key)
+        lines.append(
+            f"{node_names[node.key]} [{_attr_list(attrs)}];"
+            if attrs
+            else f"{node_names[node.key]};"
+        )
     for i, edge in enumerate(graph.edges):
         if edge.source in node_names and edge.target in node_names:
-            g.add_edge(node_names[edge.source], node_names[edge.target], key=str(i))
+            attrs = {"key": str(i), **edge_attrs.get(i, {})}
+            lines.append(
+                f"{node_names[edge.source]} -> {node_names[edge.target]} [{_attr_list(attrs)}];"
+            )
     groups: dict[str, list[str]] = {}
     for node in graph.nodes:
-        if node.owner is not None and node.owner in node_names:
-            groups.setdefault(node.owner, [node_names[node.owner]]).append(node_names[node.key])
-            if node.kind == "saved":
-                # dot puts a flat edge's tail left of its head: owner -> saved sends saved
-                # tensors to the right, while constants (constant -> owner) go left.
-                g.add_edge(node_names[node.owner], node_names[node.key], key=f"link{node.key}")
-    for i, members in enumerate(groups.values()):
-        g.add_subgraph(members, name=f"owner{i}", rank="same")
-    return g
+        if node.owner is None or node.owner not in node_names:
+            continue
+        groups.setdefault(node.owner, [node_names[node.owner]]).append(node_names[node.key])
+        if node.kind == "saved":
+            # dot puts a flat edge's tail left of its head: owner -> saved sends saved
+            # tensors to the right, while constants (constant -> owner) go left.
+            attrs = {"key": f"link{node.key}", **(link_attrs or {})}
+            lines.append(
+                f"{node_names[node.owner]} -> {node_names[node.key]} [{_attr_list(attrs)}];"
+            )
+    for members in groups.values():
+        lines.append("{ rank=same; " + "; ".join(members) + "; }")
+    lines.append("}")
+    return "\n".join(lines)
 
 
-def _parse_spline(pos: str, flip: Callable[[float], float]) -> tuple[list[tuple[float, float]], tuple[float, float] | None]:
+def build_agraph(graph: Graph, node_names: dict[str, str], **attrs: Any) -> Any:
+    """:func:`dot_source` parsed into a pygraphviz ``AGraph`` (keyword args pass through)."""
+    return pgv.AGraph(string=dot_source(graph, node_names, **attrs))
+
+
+def _parse_spline(
+    pos: str, flip: Callable[[float], float]
+) -> tuple[list[tuple[float, float]], tuple[float, float] | None]:
     points: list[tuple[float, float]] = []
     tip = None
     for token in pos.split(";")[0].split():
@@ -381,17 +424,12 @@ def layout_graph(graph: Graph) -> GraphLayout:
     """
     compact = is_compact(graph)
     names = {node.key: f"n{i}" for i, node in enumerate(graph.nodes)}
-    g = build_agraph(graph, names)
-    g.node_attr.update(fixedsize="true", label="")
     sizes = {node.key: node_size(node, compact) for node in graph.nodes}
-    for node in graph.nodes:
-        width, height = sizes[node.key]
-        n = g.get_node(names[node.key])
-        n.attr["width"] = f"{width / 72:.4f}"
-        n.attr["height"] = f"{height / 72:.4f}"
-    for e in g.edges_iter(keys=True):
-        if e[2].startswith("link"):
-            g.get_edge(*e).attr["style"] = "invis"
+    node_attrs = {
+        key: {"width": f"{w / 72:.4f}", "height": f"{h / 72:.4f}", "fixedsize": "true", "label": ""}
+        for key, (w, h) in sizes.items()
+    }
+    g = build_agraph(graph, names, node_attrs=node_attrs, link_attrs={"style": "invis"})
     g.layout(prog="dot")
     bb = [float(v) for v in g.graph_attr["bb"].split(",")]
     top = bb[3]

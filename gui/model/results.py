@@ -241,7 +241,8 @@ class RunResult:
 
     ``tensors`` holds every named tensor in the order the program first bound them; ``leaves``
     names those that are leaves requiring grad. ``output`` names the tensor differentiated by
-    the session's steps (``None`` if it has no name, e.g. ``(x**2).sum().backward()``); ``graph`` is its autograd graph, walked before any backward freed it.
+    the session's steps (``None`` if it has no name, e.g. ``(x**2).sum().backward()``);
+    ``graph`` is its autograd graph, walked before any backward freed it.
     ``error`` is the first error that stopped the run (the program stops there, as Python would).
     """
 

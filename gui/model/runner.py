@@ -8,6 +8,7 @@ starts in the background for the next request. This module never imports torch.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import threading
 import time
@@ -45,7 +46,11 @@ def refusal(code: str) -> Explanation | None:
         safety.check_source(code)
     except safety.CodeRefused as refused:
         return explain.explain_refusal(
-            refused.message, refused.construct, line=refused.line, column=refused.column, kind=refused.kind
+            refused.message,
+            refused.construct,
+            line=refused.line,
+            column=refused.column,
+            kind=refused.kind,
         )
     return None
 
@@ -75,7 +80,9 @@ class EngineProcess:
         from gui.model.worker import serve
 
         parent, child = self._context.Pipe()
-        process = self._context.Process(target=serve, args=(child,), daemon=True, name="autograd-engine")
+        process = self._context.Process(
+            target=serve, args=(child,), daemon=True, name="autograd-engine"
+        )
         process.start()
         child.close()
         self._process, self._conn, self._ready = process, parent, False
@@ -130,10 +137,8 @@ class EngineProcess:
         """Stop the child process."""
         with self._lock:
             if self._conn is not None and self._process is not None and self._process.is_alive():
-                try:
+                with contextlib.suppress(OSError):
                     self._conn.send(None)
-                except OSError:
-                    pass
                 self._process.join(timeout=2)
             self._kill()
 
@@ -142,6 +147,8 @@ def _crashed(detail: str) -> Explanation:
     return Explanation(
         kind="engine-crashed",
         message=detail,
-        explanation="The process that runs your code stopped without answering (it may have crashed inside a library).",
-        fix="Run again; if it keeps happening, simplify the program to find the line that causes it.",
+        explanation="The process that runs your code stopped without answering "
+        "(it may have crashed inside a library).",
+        fix="Run again; if it keeps happening, simplify the program to find the line "
+        "that causes it.",
     )

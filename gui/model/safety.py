@@ -94,11 +94,12 @@ _DENIED_ATTRIBUTE_GROUPS: tuple[tuple[str, str], ...] = (
         "print the gradients after backward() instead.",
     ),
     (
-        "manual_seed seed set_rng_state",
-        "the app sets the random seed itself (the session's seed setting); remove this line.",
+        "set_rng_state",
+        "the app sets the random state itself (the session's seed setting); use "
+        "torch.manual_seed(n) instead.",
     ),
     (
-        "set_default_device set_default_dtype set_printoptions set_num_threads "
+        "set_default_device set_default_dtype set_num_threads "
         "set_num_interop_threads use_deterministic_algorithms set_deterministic_debug_mode "
         "set_anomaly_enabled set_float32_matmul_precision set_warn_always set_flush_denormal",
         "it changes a setting for the whole app, which the app controls.",

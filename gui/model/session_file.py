@@ -21,7 +21,17 @@ from gui.model.spec import DEFAULT_SEED, BackwardStep, RunRequest
 FORMAT = "autograd-explorer/1"
 MAX_FILE_BYTES = 2 * 1024 * 1024
 
-_TOP_FIELDS = {"format", "title", "notes", "code", "values", "output", "backward", "seed", "retain_grad"}
+_TOP_FIELDS = {
+    "format",
+    "title",
+    "notes",
+    "code",
+    "values",
+    "output",
+    "backward",
+    "seed",
+    "retain_grad",
+}
 _STEP_FIELDS = {"gradient", "retain_graph", "zero_grad", "create_graph"}
 
 
@@ -64,7 +74,9 @@ def load_session(path: str | os.PathLike[str]) -> Session:
     try:
         size = p.stat().st_size
         if size > MAX_FILE_BYTES:
-            raise SessionFileError(f"{p}: the file is {size} bytes; session files are at most {MAX_FILE_BYTES}")
+            raise SessionFileError(
+                f"{p}: the file is {size} bytes; session files are at most {MAX_FILE_BYTES}"
+            )
         raw = p.read_bytes()
     except OSError as exc:
         raise SessionFileError(f"{p}: cannot read the file ({exc.strerror or exc})") from exc
@@ -80,11 +92,15 @@ def parse_session(text: str, source: str = "session") -> Session:
     try:
         data = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
-        raise SessionFileError(f"{source}: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from exc
+        raise SessionFileError(
+            f"{source}: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from exc
     except ValueError as exc:
         raise SessionFileError(f"{source}: {exc}") from exc
     if not isinstance(data, dict):
-        raise SessionFileError(f"{source}: a session file is a JSON object ({{...}}), not {_kind(data)}")
+        raise SessionFileError(
+            f"{source}: a session file is a JSON object ({{...}}), not {_kind(data)}"
+        )
     return session_from_dict(data)
 
 
@@ -96,7 +112,9 @@ def session_from_dict(data: dict[str, Any]) -> Session:
     """Validate an already-parsed session object."""
     unknown = sorted(set(data) - _TOP_FIELDS)
     if unknown:
-        raise SessionFileError(f"{unknown[0]}: unknown field (known fields: {', '.join(sorted(_TOP_FIELDS))})")
+        raise SessionFileError(
+            f"{unknown[0]}: unknown field (known fields: {', '.join(sorted(_TOP_FIELDS))})"
+        )
     if "format" not in data:
         raise SessionFileError(f'format: missing; a session file starts with "format": "{FORMAT}"')
     if data["format"] != FORMAT:
@@ -139,7 +157,9 @@ def _optional(data: dict[str, Any], name: str, kind: type) -> Any:
 
 def _values(raw: object) -> dict[str, NestedValues]:
     if not isinstance(raw, dict):
-        raise SessionFileError(f"values: expected an object mapping names to numbers, got {_kind(raw)}")
+        raise SessionFileError(
+            f"values: expected an object mapping names to numbers, got {_kind(raw)}"
+        )
     for name, value in raw.items():
         if not name.isidentifier():
             raise SessionFileError(f"values: {name!r} is not a variable name")
@@ -157,7 +177,9 @@ def _steps(raw: object) -> tuple[BackwardStep, ...]:
             raise SessionFileError(f"{where}: expected an object, got {_kind(step)}")
         unknown = sorted(set(step) - _STEP_FIELDS)
         if unknown:
-            raise SessionFileError(f"{where}.{unknown[0]}: unknown field (known: {', '.join(sorted(_STEP_FIELDS))})")
+            raise SessionFileError(
+                f"{where}.{unknown[0]}: unknown field (known: {', '.join(sorted(_STEP_FIELDS))})"
+            )
         gradient = step.get("gradient")
         if gradient is not None:
             _check_numbers(gradient, f"{where}.gradient")
@@ -165,7 +187,9 @@ def _steps(raw: object) -> tuple[BackwardStep, ...]:
         for flag in ("retain_graph", "zero_grad", "create_graph"):
             value = step.get(flag, False)
             if not isinstance(value, bool):
-                raise SessionFileError(f"{where}.{flag}: expected true or false, got {_kind(value)}")
+                raise SessionFileError(
+                    f"{where}.{flag}: expected true or false, got {_kind(value)}"
+                )
             flags[flag] = value
         steps.append(BackwardStep(gradient=gradient, **flags))
     return tuple(steps)
@@ -179,15 +203,22 @@ def _check_numbers(value: object, where: str) -> None:
         if isinstance(item, list):
             stack.extend((v, f"{path}[{i}]") for i, v in enumerate(item))
         elif isinstance(item, bool) or not isinstance(item, int | float):
-            raise SessionFileError(f"{path}: expected a number or a list of numbers, got {_kind(item)}")
+            raise SessionFileError(
+                f"{path}: expected a number or a list of numbers, got {_kind(item)}"
+            )
         elif isinstance(item, float) and not math.isfinite(item):
             raise SessionFileError(f"{path}: expected a finite number")
 
 
 def _kind(value: object) -> str:
     return {
-        dict: "an object", list: "a list", str: "a string", bool: "true/false",
-        int: "a number", float: "a number", type(None): "null",
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "true/false",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
     }.get(type(value), type(value).__name__)
 
 
@@ -205,7 +236,12 @@ def session_to_dict(session: Session) -> dict[str, Any]:
         data["output"] = session.output
     if session.backward is not None:
         data["backward"] = [
-            {"gradient": s.gradient, "retain_graph": s.retain_graph, "zero_grad": s.zero_grad, "create_graph": s.create_graph}
+            {
+                "gradient": s.gradient,
+                "retain_graph": s.retain_graph,
+                "zero_grad": s.zero_grad,
+                "create_graph": s.create_graph,
+            }
             for s in session.backward
         ]
     data["seed"] = session.seed

@@ -126,44 +126,43 @@ def _edge_label(t: TensorData) -> str:
     return f"{format_shape(t.shape)} max|g| {biggest}"
 
 
-def _style_node(
-    agraph_node: object, node: GraphNode, grads: _Gradients, compact: bool, step: StepRecord | None
-) -> None:
-    attr = agraph_node.attr  # type: ignore[attr-defined]
+def _node_attrs(
+    node: GraphNode, grads: _Gradients, compact: bool, step: StepRecord | None
+) -> dict[str, str]:
     grad = grads.nodes[node.key]
     fill = tensor_color(grad, grads.scale) or KIND_FILL[node.kind]
     style, penwidth = _STYLE[node.kind]
     if compact:
         lines = [node_title(node)]
-        attr["label"] = lines[0]
+        label = lines[0]
     else:
         flow = step.flows.get(node.key) if step is not None else None
         lines = node_lines(node, flow, grad)
-        attr["label"] = _html_label(lines)
+        label = _html_label(lines)
+    # At least as wide as the text in DejaVu Sans: Graphviz's own (hinted) metrics run a few
+    # percent narrow, which would leave the longest lines touching the border.
     width = max(text_width(line, bold=i == 0) for i, line in enumerate(lines)) + 2 * PAD_X
-    attr.update(
-        width=f"{width / 72:.3f}",
-        style=style,
-        penwidth=str(penwidth),
-        color=KIND_BORDER[node.kind],
-        fillcolor=fill,
-        fontcolor=text_color_on(fill),
-        tooltip=" | ".join(lines),
-        **{"class": node.kind},
-    )
+    return {
+        "label": label,
+        "width": f"{width / 72:.3f}",
+        "style": style,
+        "penwidth": str(penwidth),
+        "color": KIND_BORDER[node.kind],
+        "fillcolor": fill,
+        "fontcolor": text_color_on(fill),
+        "tooltip": " | ".join(lines),
+        "class": node.kind,
+    }
 
 
-def _style_edge(
-    agraph_edge: object, edge: GraphEdge, grad: TensorData | None, scale: float, compact: bool
-) -> None:
-    attr = agraph_edge.attr  # type: ignore[attr-defined]
+def _edge_attrs(
+    edge: GraphEdge, grad: TensorData | None, scale: float, compact: bool
+) -> dict[str, str]:
     if edge.kind == "constant":
-        attr.update(color=LINK_COLOR, penwidth="1")
-        return
+        return {"color": LINK_COLOR, "penwidth": "1"}
     v = dominant_value(grad)
-    if v is None:
-        attr.update(color=EDGE_COLOR, penwidth="1.2")
-        return
+    if v is None or grad is None:
+        return {"color": EDGE_COLOR, "penwidth": "1.2"}
     if not math.isfinite(v):
         color, extra = diverging_color(v, scale), _EDGE_MAX_EXTRA_WIDTH
     else:
@@ -171,9 +170,11 @@ def _style_edge(
         color = diverging_color(math.copysign(max(t, _EDGE_MIN_TINT), v) * scale, scale)
         color = color if v != 0 else EDGE_COLOR
         extra = _EDGE_MAX_EXTRA_WIDTH * t
-    attr.update(color=color, penwidth=f"{1.2 + extra:.2f}")
-    if not compact and grad is not None:
-        attr.update(label=f" {_edge_label(grad)} ", fontcolor="#303030", tooltip="gradient")
+    attrs = {"color": color, "penwidth": f"{1.2 + extra:.2f}"}
+    if not compact:
+        label = _edge_label(grad)
+        attrs.update(label=f" {label} ", fontcolor="#303030", tooltip=f"gradient {label}")
+    return attrs
 
 
 def _legend(
@@ -209,7 +210,9 @@ def _legend(
             f"{kind}</TD>"
         )
     rows.append(
-        '<TABLE BORDER="0" CELLSPACING="6" CELLPADDING="3"><TR>' + "".join(swatches) + "</TR></TABLE>"
+        '<TABLE BORDER="0" CELLSPACING="6" CELLPADDING="3"><TR>'
+        + "".join(swatches)
+        + "</TR></TABLE>"
     )
     if graph.truncated:
         rows.append("The graph was cut short: too many nodes to walk them all")
@@ -240,54 +243,62 @@ def render_svg(
     """
     compact = is_compact(graph)
     names = {node.key: f"n{i}" for i, node in enumerate(graph.nodes)}
-    g = build_agraph(graph, names)
-    g.graph_attr.update(
-        fontname=FONT_NAME,
-        fontsize=str(FONT_SIZE),
-        labelloc="b",
-        pad="0.2",
-        bgcolor="white",
-    )
-    g.node_attr.update(fontname=FONT_NAME, height="0")
-    g.edge_attr.update(fontname=FONT_NAME, fontsize=str(EDGE_FONT_SIZE))
     grads = _gradients(graph, step, leaf_grads)
-    for node in graph.nodes:
-        _style_node(g.get_node(names[node.key]), node, grads, compact, step)
-    for i, edge in enumerate(graph.edges):
-        if edge.source in names and edge.target in names:
-            agraph_edge = g.get_edge(names[edge.source], names[edge.target], str(i))
-            _style_edge(agraph_edge, edge, grads.edges[i], grads.scale, compact)
-    for node in graph.nodes:
-        if node.kind == "saved" and node.owner in names:
-            link = g.get_edge(names[node.owner], names[node.key], f"link{node.key}")
-            link.attr.update(style="dotted", color=LINK_COLOR, arrowhead="none", penwidth="1.2")
     has_gradients = any(t is not None for t in grads.nodes.values())
-    g.graph_attr["label"] = _legend(graph, step, grads.scale, has_gradients, compact)
-    g.layout(prog="dot")
-    centres = {
-        name: float(g.get_node(name).attr["pos"].split(",")[0]) for name in names.values()
-    }
-    svg: bytes = g.draw(format="svg")  # reuses the positions just computed
-    return _centre_node_text(svg.decode("utf-8"), centres)
+    g = build_agraph(
+        graph,
+        names,
+        node_attrs={n.key: _node_attrs(n, grads, compact, step) for n in graph.nodes},
+        edge_attrs={
+            i: _edge_attrs(e, grads.edges[i], grads.scale, compact)
+            for i, e in enumerate(graph.edges)
+        },
+        link_attrs={
+            "style": "dotted",
+            "color": LINK_COLOR,
+            "arrowhead": "none",
+            "penwidth": "1.2",
+        },
+        graph_attrs={
+            "fontname": FONT_NAME,
+            "fontsize": str(FONT_SIZE),
+            "labelloc": "b",
+            "pad": "0.2",
+            "bgcolor": "white",
+            "outputorder": "edgesfirst",
+            "label": _legend(graph, step, grads.scale, has_gradients, compact),
+        },
+        node_defaults={"fontname": FONT_NAME, "height": "0"},
+        edge_defaults={"fontname": FONT_NAME, "fontsize": str(EDGE_FONT_SIZE)},
+    )
+    svg: bytes = g.draw(format="svg", prog="dot")
+    return _centre_node_text(svg.decode("utf-8"))
 
 
-_TITLE = re.compile(r"<title>([^<]*)</title>")
+_NODE_TITLE = re.compile(r"<title>n\d+</title>")
+_OUTLINE = re.compile(r' (?:d|points)="([^"]*)"')
+_POINT = re.compile(r"(-?[\d.]+),(-?[\d.]+)")
 _START_TEXT = re.compile(r'<text xml:space="preserve" text-anchor="start" x="[-\d.]+"')
 
 
-def _centre_node_text(svg: str, centres: dict[str, float]) -> str:
-    """Centre every line of a node's label on the node.
+def _centre_node_text(svg: str) -> str:
+    """Centre every line of a node's label on the node's box.
 
     Graphviz places HTML-label text by its own hinted font metrics and anchors it at the
     start, so a viewer whose font is a little wider shifts every line right, up to the
-    border. Anchoring each line at the box centre keeps text centred in any font.
+    border. Anchoring each line at the box centre keeps text centred in any font. The
+    centre is read from the box outline Graphviz drew just before the text.
     """
     out = []
+    in_node = False
     centre: float | None = None
     for line in svg.splitlines(keepends=True):
-        title = _TITLE.search(line)
-        if title is not None:
-            centre = centres.get(title.group(1))
+        if line.startswith("<title>"):
+            in_node, centre = _NODE_TITLE.fullmatch(line.strip()) is not None, None
+        elif in_node and centre is None and line.startswith(("<path", "<polygon")):
+            shape = _OUTLINE.search(line)
+            xs = [float(x) for x, _y in _POINT.findall(shape.group(1) if shape else "")]
+            centre = (min(xs) + max(xs)) / 2 if xs else None
         elif centre is not None and line.startswith("<text "):
             line = _START_TEXT.sub(
                 f'<text xml:space="preserve" text-anchor="middle" x="{centre:.2f}"', line, count=1

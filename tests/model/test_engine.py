@@ -22,7 +22,11 @@ def plain_chain(v: list[list[float]]) -> tuple[torch.Tensor, torch.Tensor, torch
 
 
 def test_graph_names_nodes_after_the_users_variables() -> None:
-    result = run_program(RunRequest(code=CHAIN, values={"x": X}, steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),)))
+    result = run_program(
+        RunRequest(
+            code=CHAIN, values={"x": X}, steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),)
+        )
+    )
     graph = result.graph
     assert graph is not None
     by_name = {n.name: n for n in graph.nodes if n.kind in ("function", "leaf")}
@@ -35,7 +39,11 @@ def test_graph_names_nodes_after_the_users_variables() -> None:
     assert ("x", "y") in edges and ("y", "z") in edges and ("z", "z") in edges
     # 2 * x: the 2 is a constant input of the multiplication, shown with its value
     const = next(n for n in graph.nodes if n.kind == "constant")
-    assert const.owner == by_name["MulBackward0"].key and const.value is not None and const.value.values == 2
+    assert (
+        const.owner == by_name["MulBackward0"].key
+        and const.value is not None
+        and const.value.values == 2
+    )
     # z = y ** 3 saved y itself and the exponent
     saved = {s.name: s for s in by_name["PowBackward0"].saved}
     assert saved["self"].refers_to == "y" and saved["exponent"].value == 3
@@ -43,7 +51,11 @@ def test_graph_names_nodes_after_the_users_variables() -> None:
 
 
 def test_node_values_are_the_forward_results() -> None:
-    result = run_program(RunRequest(code=CHAIN, values={"x": X}, steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),)))
+    result = run_program(
+        RunRequest(
+            code=CHAIN, values={"x": X}, steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),)
+        )
+    )
     _, y, z = plain_chain([[1.0, 1.0], [1.0, 1.0]])
     graph = result.graph
     assert graph is not None
@@ -63,14 +75,21 @@ def test_flows_show_the_gradient_arriving_and_leaving_each_node() -> None:
     pow_flow = step.flows[keys["z"]]
     assert pow_flow.arriving[0] is not None and pow_flow.arriving[0].values == v
     expected_dy = (3 * y.detach() ** 2 * torch.tensor(v)).tolist()
-    assert pow_flow.leaving[0] is not None and pow_flow.leaving[0].values == approx(expected_dy, rel=1e-6, abs=0)
+    assert pow_flow.leaving[0] is not None and pow_flow.leaving[0].values == approx(
+        expected_dy, rel=1e-6, abs=0
+    )
     leaf_flow = step.flows[keys["x"]]
     assert leaf_flow.arriving[0] is not None and leaf_flow.arriving[0].values == x.grad.tolist()
     assert pow_flow.order < step.flows[keys["y"]].order < leaf_flow.order
 
 
 def test_jacobian_and_the_vjp_check() -> None:
-    result = run_program(RunRequest(code="x = tensor([3., 4., 10.], requires_grad=True)\ny = x ** 2\n", steps=(BackwardStep(gradient=[1.0, 0.5, 0.0]),)))
+    result = run_program(
+        RunRequest(
+            code="x = tensor([3., 4., 10.], requires_grad=True)\ny = x ** 2\n",
+            steps=(BackwardStep(gradient=[1.0, 0.5, 0.0]),),
+        )
+    )
     (check,) = result.steps[0].jacobians
     assert check.leaf == "x"
     assert check.matrix == [[6.0, 0.0, 0.0], [0.0, 8.0, 0.0], [0.0, 0.0, 20.0]]
@@ -80,8 +99,13 @@ def test_jacobian_and_the_vjp_check() -> None:
 
 
 def test_jacobian_check_compares_only_this_steps_contribution() -> None:
-    steps = (BackwardStep(gradient=[1.0, 1.0], retain_graph=True), BackwardStep(gradient=[0.0, 1.0]))
-    result = run_program(RunRequest(code="w = tensor([1., 2.], requires_grad=True)\nq = w * w\n", steps=steps))
+    steps = (
+        BackwardStep(gradient=[1.0, 1.0], retain_graph=True),
+        BackwardStep(gradient=[0.0, 1.0]),
+    )
+    result = run_program(
+        RunRequest(code="w = tensor([1., 2.], requires_grad=True)\nq = w * w\n", steps=steps)
+    )
     second = result.steps[1]
     assert second.grads_after["w"] is not None and second.grads_after["w"].values == [2.0, 8.0]
     (check,) = second.jacobians
@@ -89,9 +113,23 @@ def test_jacobian_check_compares_only_this_steps_contribution() -> None:
 
 
 def test_keys_are_structural_values_do_not_change_them() -> None:
-    a = run_program(RunRequest(code=CHAIN, values={"x": X}, steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),)))
-    b = run_program(RunRequest(code=CHAIN, values={"x": [[5.0, 6.0], [7.0, 8.0]]}, steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),)))
-    c = run_program(RunRequest(code=CHAIN + "w = z.sin()\n", steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),)))
+    a = run_program(
+        RunRequest(
+            code=CHAIN, values={"x": X}, steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),)
+        )
+    )
+    b = run_program(
+        RunRequest(
+            code=CHAIN,
+            values={"x": [[5.0, 6.0], [7.0, 8.0]]},
+            steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),),
+        )
+    )
+    c = run_program(
+        RunRequest(
+            code=CHAIN + "w = z.sin()\n", steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),)
+        )
+    )
     assert a.graph is not None and b.graph is not None and c.graph is not None
     assert [n.key for n in a.graph.nodes] == [n.key for n in b.graph.nodes]
     assert a.graph.structure_key == b.graph.structure_key
@@ -109,13 +147,24 @@ def test_thousands_of_nodes_walk_without_recursion() -> None:
 
 
 def test_override_wins_over_the_code_and_bad_overrides_are_reported() -> None:
-    result = run_program(RunRequest(code="x = torch.randn(3, requires_grad=True)\ny = (x * 2).sum()\n", values={"x": [1.0, 2.0, 3.0], "q": [1.0], "y": 5.0}))
+    result = run_program(
+        RunRequest(
+            code="x = torch.randn(3, requires_grad=True)\ny = (x * 2).sum()\n",
+            values={"x": [1.0, 2.0, 3.0], "q": [1.0], "y": 5.0},
+        )
+    )
     assert result.tensors["x"].value.values == [1.0, 2.0, 3.0]
-    assert result.tensors["x"].grad is not None and result.tensors["x"].grad.values == [2.0, 2.0, 2.0]
+    assert result.tensors["x"].grad is not None and result.tensors["x"].grad.values == [
+        2.0,
+        2.0,
+        2.0,
+    ]
     messages = " ".join(w.message for w in result.warnings)
     assert "values.q" in messages and "values.y" in messages
 
-    wrong = run_program(RunRequest(code="x = torch.randn(3, requires_grad=True)\n", values={"x": [1.0, 2.0]}))
+    wrong = run_program(
+        RunRequest(code="x = torch.randn(3, requires_grad=True)\n", values={"x": [1.0, 2.0]})
+    )
     assert any("values.x has shape [2]" in w.message for w in wrong.warnings)
 
 
@@ -135,7 +184,11 @@ def test_default_output_is_the_last_tensor_backward_ran_on() -> None:
 
 
 def test_default_output_is_the_last_assigned_tensor_with_a_grad_fn() -> None:
-    result = run_program(RunRequest(code="x = tensor([1., 2.], requires_grad=True)\na = (x * 2).sum()\nb = torch.ones(2)\n"))
+    result = run_program(
+        RunRequest(
+            code="x = tensor([1., 2.], requires_grad=True)\na = (x * 2).sum()\nb = torch.ones(2)\n"
+        )
+    )
     assert result.output == "a"
 
 
@@ -169,9 +222,15 @@ def test_classic_errors_are_explained_with_their_lines() -> None:
     cases = {
         "x = tensor([1., 2.], requires_grad=True)\nx += 1\n": ("leaf-inplace", 2),
         "x = tensor([1, 2], requires_grad=True)\n": ("integer-requires-grad", 1),
-        "a = tensor([1., 2.], requires_grad=True)\nb = a.sigmoid()\nb.add_(1)\nb.sum().backward()\n": ("saved-tensor-modified", 4),
+        "a = tensor([1., 2.], requires_grad=True)\nb = a.sigmoid()\nb.add_(1)\nb.sum().backward()\n": (
+            "saved-tensor-modified",
+            4,
+        ),
         "a = tensor([1., 2.])\nb = (a * 2).sum()\nb.backward()\n": ("no-grad-to-compute", 3),
-        "x = tensor([1., 2.], requires_grad=True)\ny = (x * 2).sum()\ny.backward()\ny.backward()\n": ("backward-twice", 4),
+        "x = tensor([1., 2.], requires_grad=True)\ny = (x * 2).sum()\ny.backward()\ny.backward()\n": (
+            "backward-twice",
+            4,
+        ),
     }
     for code, (kind, line) in cases.items():
         result = run_program(RunRequest(code=code))
@@ -180,7 +239,9 @@ def test_classic_errors_are_explained_with_their_lines() -> None:
 
 
 def test_warnings_from_the_code_are_recorded_with_their_line() -> None:
-    code = "x = tensor([1., 2.], requires_grad=True)\ny = x * 2\ny.sum().backward()\nprint(y.grad)\n"
+    code = (
+        "x = tensor([1., 2.], requires_grad=True)\ny = x * 2\ny.sum().backward()\nprint(y.grad)\n"
+    )
     result = run_program(RunRequest(code=code))
     (warning,) = result.warnings
     assert warning.kind == "non-leaf-grad" and warning.line == 4
@@ -193,3 +254,13 @@ def test_print_output_is_captured_and_capped() -> None:
     assert result.output_truncated
     assert result.error is not None and result.error.kind == "runaway-code"
     assert result.printed[0].text == "0"
+
+
+def test_tutorial_seed_and_print_options_work_and_do_not_leak() -> None:
+    code = "torch.manual_seed(42)\ntorch.set_printoptions(precision=2)\nx = torch.randn(2, requires_grad=True)\nprint(x)\n"
+    result = run_program(RunRequest(code=code, seed=3, steps=()))
+    torch.manual_seed(42)
+    assert result.tensors["x"].value.values == torch.randn(2).tolist()
+    assert result.error is None and "." in result.printed[0].text
+    plain = run_program(RunRequest(code="print(tensor([1.23456]))\n"))
+    assert plain.printed[0].text == "tensor([1.2346])"

@@ -19,7 +19,10 @@ ROOT = Path(__file__).resolve().parents[2]
 def export(session: Path, out: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, str(ROOT / "main.py"), str(session), "--export", str(out)],
-        capture_output=True, text=True, timeout=180, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=ROOT,
     )
 
 
@@ -37,11 +40,19 @@ def test_export_writes_result_script_and_svg(tmp_path: Path) -> None:
     doc = json.loads((out / "result.json").read_text())
     assert doc["output"]["name"] == "z" and doc["output"]["shape"] == [2, 2]
     assert doc["output"]["grad_fn"] == "PowBackward0"
-    assert doc["leaves"]["x"]["value"] == approx([[1.3448, -0.2924], [-0.4746, 0.8842]], rel=1e-6, abs=0)
+    assert doc["leaves"]["x"]["value"] == approx(
+        [[1.3448, -0.2924], [-0.4746, 0.8842]], rel=1e-6, abs=0
+    )
     assert doc["leaves"]["x"]["grad"] == approx([[43.40, 2.052], [5.405, 18.76]])
-    assert [s["leaves"]["x"]["grad"][0][1] for s in doc["steps"]] == [0.0, pytest.approx(2.052, rel=1e-3)]
+    assert [s["leaves"]["x"]["grad"][0][1] for s in doc["steps"]] == [
+        0.0,
+        pytest.approx(2.052, rel=1e-3),
+    ]
     nodes = {n["key"]: n for n in doc["graph"]["nodes"]}
-    assert {n["name"] for n in nodes.values() if n["kind"] == "function"} == {"PowBackward0", "MulBackward0"}
+    assert {n["name"] for n in nodes.values() if n["kind"] == "function"} == {
+        "PowBackward0",
+        "MulBackward0",
+    }
     assert all(a in nodes and b in nodes for a, b in doc["graph"]["edges"])
     assert doc["error"] is None
     svg = (out / "graph.svg").read_text()
@@ -60,7 +71,9 @@ def test_export_of_a_session_whose_code_fails_still_succeeds(tmp_path: Path) -> 
     assert proc.returncode == 0, proc.stderr
     doc = json.loads((out / "result.json").read_text())
     assert doc["error"]["line"] == 7
-    assert doc["error"]["message"].startswith("Mismatch in shape: grad_output[0] has a shape of torch.Size([1])")
+    assert doc["error"]["message"].startswith(
+        "Mismatch in shape: grad_output[0] has a shape of torch.Size([1])"
+    )
     assert doc["error"]["explanation"]
     assert doc["leaves"]["x"]["grad"] is None
 
@@ -101,7 +114,16 @@ def test_refused_code_exits_2_and_runs_nothing(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["01-why-sum", "02-backward-of-a-vector", "03-chain-rule-leaves-only", "04-gradient-argument-scales", "06-mean-reduces-to-a-scalar"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "01-why-sum",
+        "02-backward-of-a-vector",
+        "03-chain-rule-leaves-only",
+        "04-gradient-argument-scales",
+        "06-mean-reduces-to-a-scalar",
+    ],
+)
 def test_every_lesson_exports(tmp_path: Path, name: str) -> None:
     proc = export(lesson(name), tmp_path)
     assert proc.returncode == 0, proc.stderr

@@ -26,7 +26,9 @@ PARENT_SIDE = (
 )
 
 
-def loaded_after_importing(modules: tuple[str, ...] | list[str], prefixes: tuple[str, ...]) -> list[str]:
+def loaded_after_importing(
+    modules: tuple[str, ...] | list[str], prefixes: tuple[str, ...]
+) -> list[str]:
     code = (
         "import sys\n"
         f"for m in {list(modules)!r}: __import__(m)\n"

@@ -15,7 +15,10 @@ RUNAWAY = {
     "endless loop": ("while True:\n    pass\n", "time"),
     "enormous loop": ("t = 0\nfor i in range(10**12):\n    t = t + i\n", "time"),
     "huge tensor": ("x = torch.zeros(100000, 100000)\n", "memory"),
-    "big matmul loop": ("a = torch.randn(600, 600)\nfor i in range(100000):\n    a = a @ a / 600\n", "time"),
+    "big matmul loop": (
+        "a = torch.randn(600, 600)\nfor i in range(100000):\n    a = a @ a / 600\n",
+        "time",
+    ),
     "deep recursion": ("def f(n):\n    return f(n + 1)\nf(0)\n", "recursion"),
     "exploding list": ("s = [0]\nwhile True:\n    s = s + s\n", None),
 }
@@ -23,7 +26,9 @@ RUNAWAY = {
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(RUNAWAY))
-def test_runaway_code_is_stopped_and_the_engine_carries_on(engine_process: EngineProcess, name: str) -> None:
+def test_runaway_code_is_stopped_and_the_engine_carries_on(
+    engine_process: EngineProcess, name: str
+) -> None:
     code, reason = RUNAWAY[name]
     engine_process.start()  # a replacement child may still be importing torch: not the code's time
     started = time.monotonic()
@@ -38,7 +43,11 @@ def test_runaway_code_is_stopped_and_the_engine_carries_on(engine_process: Engin
         assert reason in (result.error.message + result.error.explanation).lower()
     after = engine_process.run(RunRequest(code=OK))
     assert after.error is None
-    assert after.tensors["x"].grad is not None and after.tensors["x"].grad.values == [6.0, 8.0, 20.0]
+    assert after.tensors["x"].grad is not None and after.tensors["x"].grad.values == [
+        6.0,
+        8.0,
+        20.0,
+    ]
 
 
 def test_refused_code_never_reaches_the_child(engine_process: EngineProcess) -> None:

@@ -63,7 +63,9 @@ def test_builtin_sum_graph_is_an_add_chain_over_unbind() -> None:
 
 
 def test_tensor_sum_is_one_sum_node_with_the_same_numbers() -> None:
-    result = run_program(RunRequest(code="x = tensor([3., 4., 10.]).requires_grad_()\ny = (x**2).sum()\n"))
+    result = run_program(
+        RunRequest(code="x = tensor([3., 4., 10.]).requires_grad_()\ny = (x**2).sum()\n")
+    )
     assert result.graph is not None
     functions = [n.name for n in result.graph.nodes if n.kind == "function"]
     assert functions == ["SumBackward0", "PowBackward0"]
@@ -86,7 +88,7 @@ def test_vector_backward_without_gradient_is_torchs_error() -> None:
     assert result.error is not None
     assert result.error.kind == "non-scalar-backward"
     assert result.error.message == "grad can be implicitly created only for scalar outputs"
-    assert "y" in result.error.fix and "ones_like" in result.error.fix
+    assert "y.sum().backward()" in result.error.fix and "torch.ones_like(y)" in result.error.fix
     assert result.steps[0].error == result.error
 
 
@@ -169,7 +171,10 @@ def test_zeroing_between_calls_shows_each_alone() -> None:
 
 
 def test_second_backward_without_retain_graph_fails() -> None:
-    steps = (BackwardStep(gradient=[[1.0, 0.0], [1.0, 0.0]]), BackwardStep(gradient=[[0.0, 1.0], [0.0, 1.0]]))
+    steps = (
+        BackwardStep(gradient=[[1.0, 0.0], [1.0, 0.0]]),
+        BackwardStep(gradient=[[0.0, 1.0], [0.0, 1.0]]),
+    )
     result = run_lesson("05-gradients-accumulate", steps=steps)
     assert result.error is not None
     assert result.error.kind == "backward-twice"

@@ -37,7 +37,15 @@ def test_full_session_parses() -> None:
         doc(
             values={"x": 2.5},
             output="x",
-            backward=[{"gradient": [[1, 0]], "retain_graph": True, "zero_grad": True, "create_graph": False}, {}],
+            backward=[
+                {
+                    "gradient": [[1, 0]],
+                    "retain_graph": True,
+                    "zero_grad": True,
+                    "create_graph": False,
+                },
+                {},
+            ],
             seed=3,
             retain_grad=["y"],
             title="t",
@@ -98,7 +106,12 @@ def test_unreadable_files_are_refused(tmp_path: Path) -> None:
 
 
 def test_save_round_trips_and_keeps_the_old_file_on_failure(tmp_path: Path) -> None:
-    session = Session(code="x = tensor(1., requires_grad=True)\n", values={"x": 0.5}, backward=(BackwardStep(gradient=2.0),), title="mine")
+    session = Session(
+        code="x = tensor(1., requires_grad=True)\n",
+        values={"x": 0.5},
+        backward=(BackwardStep(gradient=2.0),),
+        title="mine",
+    )
     path = tmp_path / "s.json"
     save_session(session, path)
     assert load_session(path) == session
