@@ -19,11 +19,13 @@ How a run goes:
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import CodeType
 from typing import Any
 
 import torch
@@ -70,9 +72,8 @@ class _Run:
 
     # -- running the code -------------------------------------------------------------
 
-    def execute(self, tree: ast.Module) -> Explanation | None:
+    def execute(self, statements: tuple[tuple[CodeType, int], ...]) -> Explanation | None:
         """Run the program statement by statement; the first error stops it, as in Python."""
-        prepared = safety.prepare_for_execution(tree)
         self.namespace.update(
             {
                 "__builtins__": guard.safe_builtins(self.printed),
@@ -83,17 +84,16 @@ class _Run:
                 "Variable": Variable,
             }
         )
-        for stmt in prepared.body:
-            code = compile(ast.Module(body=[stmt], type_ignores=[]), PROGRAM_FILENAME, "exec")
+        for code, line in statements:
             try:
                 with self.recorder:
                     exec(code, self.namespace)
             except OutputLimitReached:
-                return explain.explain_runaway("output", line=program_line() or stmt.lineno)
+                return explain.explain_runaway("output", line=line)
             except Exception as exc:
                 return self.explain(exc)
             finally:
-                self.bindings.update(stmt.lineno)
+                self.bindings.update(line)
         return None
 
     def _source(self, line: int | None) -> str | None:
@@ -325,6 +325,23 @@ def _backward_recorded_by(run: _Run) -> Iterator[None]:
         torch.autograd.backward = original
 
 
+@functools.lru_cache(maxsize=32)
+def _compiled(code: str) -> tuple[tuple[CodeType, int], ...] | safety.CodeRefused:
+    """The checked program as one code object per top-level statement, with its line.
+
+    Cached by source: dragging a slider re-runs the same code many times a second, and
+    checking and compiling it again each time would cost more than running it.
+    """
+    try:
+        tree = safety.prepare_for_execution(safety.check_source(code))
+    except safety.CodeRefused as refused:
+        return refused
+    return tuple(
+        (compile(ast.Module(body=[stmt], type_ignores=[]), PROGRAM_FILENAME, "exec"), stmt.lineno)
+        for stmt in tree.body
+    )
+
+
 def run_program(request: RunRequest) -> RunResult:
     """Run ``request`` and return everything it produced as plain data.
 
@@ -333,9 +350,9 @@ def run_program(request: RunRequest) -> RunResult:
     """
     started = time.perf_counter()
     run = _Run(request)
-    try:
-        tree = safety.check_source(request.code)
-    except safety.CodeRefused as refused:
+    statements = _compiled(request.code)
+    if isinstance(statements, safety.CodeRefused):
+        refused = statements
         refusal = explain.explain_refusal(
             refused.message,
             refused.construct,
@@ -345,22 +362,24 @@ def run_program(request: RunRequest) -> RunResult:
         )
         return _result(run, None, None, None, refusal, started)
     # The child process is reused: undo what a previous program may have set.
-    torch.manual_seed(request.seed)
+    # (CPU generator only: torch.manual_seed also formats a stack trace for CUDA, costing ms.)
+    torch.default_generator.manual_seed(request.seed)
     torch.set_printoptions(profile="default")
     with warnings.catch_warnings():
         warnings.simplefilter("always")
         warnings.showwarning = run.warned
         with _backward_recorded_by(run):
-            error = run.execute(tree)
+            error = run.execute(statements)
         output, name, output_error = run.choose_output()
         if error is None:
             error = output_error
-        graph = run.output_graph(output, name) if output is not None else None
         if error is None and output is not None:
             steps = request.steps
             if steps is None:
                 steps = () if run.steps else (BackwardStep(),)
             error = run.run_session_steps(output, name, steps)
+        # After the steps: the first one on the output walked its graph before freeing it.
+        graph = run.output_graph(output, name) if output is not None else None
     return _result(run, output, name, graph, error, started)
 
 

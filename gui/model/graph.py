@@ -208,12 +208,22 @@ def _constant_node(owner: str, index: int, saved: Mapping[str, SavedValue]) -> G
     )
 
 
+_SAVED_ATTRIBUTES: dict[type, tuple[str, ...]] = {}
+
+
+def _saved_attributes(node_type: type) -> tuple[str, ...]:
+    """``_saved_*`` attribute names of a node class (``dir`` is slow; classes are few)."""
+    names = _SAVED_ATTRIBUTES.get(node_type)
+    if names is None:
+        names = tuple(a for a in dir(node_type) if a.startswith("_saved_"))
+        _SAVED_ATTRIBUTES[node_type] = names
+    return names
+
+
 def _read_saved(fn: Any, naming: Naming) -> dict[str, SavedValue]:
     """Everything ``fn`` saved for backward, by name without the ``_saved_`` prefix."""
     result: dict[str, SavedValue] = {}
-    for attr in dir(fn):
-        if not attr.startswith("_saved_"):
-            continue
+    for attr in _saved_attributes(type(fn)):
         name = attr.removeprefix("_saved_")
         try:
             raw = getattr(fn, attr)

@@ -8,6 +8,8 @@ with ``torch.autograd.grad`` on one-hot seeds, before the real backward frees th
 
 from __future__ import annotations
 
+import warnings
+
 import torch
 
 from gui.model.results import JacobianCheck
@@ -42,6 +44,12 @@ def compute_jacobians(
         return {}, "complex tensors are not supported for the Jacobian view"
     names = list(wanted)
     inputs = [wanted[n] for n in names]
+    try:
+        batched = _batched_rows(output, inputs)
+    except RuntimeError:
+        batched = None  # an op without a batching rule: fall back to one row at a time
+    if batched is not None:
+        return dict(zip(names, batched, strict=True)), None
     rows: dict[str, list[torch.Tensor]] = {n: [] for n in names}
     flat = output.reshape(-1)
     try:
@@ -61,6 +69,27 @@ def compute_jacobians(
     except RuntimeError as exc:
         return {}, f"torch could not differentiate it again: {exc}".split("\n")[0]
     return {name: torch.stack(r) for name, r in rows.items()}, None
+
+
+def _batched_rows(output: torch.Tensor, inputs: list[torch.Tensor]) -> list[torch.Tensor] | None:
+    """All rows in one vectorised backward (``is_grads_batched``): one-hot seeds at once."""
+    n = output.numel()
+    seeds = torch.eye(n, dtype=output.dtype).reshape(n, *output.shape)
+    with warnings.catch_warnings():
+        # vmap warns about ops without a fast batching rule; that is not the user's business
+        warnings.simplefilter("ignore")
+        grads = torch.autograd.grad(
+            output,
+            inputs,
+            grad_outputs=seeds,
+            retain_graph=True,
+            allow_unused=True,
+            is_grads_batched=True,
+        )
+    return [
+        torch.zeros(n, leaf.numel(), dtype=leaf.dtype) if g is None else g.reshape(n, -1).detach()
+        for g, leaf in zip(grads, inputs, strict=True)
+    ]
 
 
 def vjp_checks(

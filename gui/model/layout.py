@@ -17,19 +17,20 @@ replaced by the widest number :func:`~gui.model.tensor_format.format_number` can
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import pygraphviz as pgv
 
+from gui.model.colors import dominant_value
 from gui.model.results import Graph, GraphNode, NodeFlow, TensorData
 from gui.model.tensor_format import (
     WIDEST_NUMBER,
     format_number,
     format_shape,
     format_tensor,
-    iter_values,
+    text_width,
     widest_like,
 )
 
@@ -45,59 +46,6 @@ MIN_BOX_WIDTH = 48.0
 COMPACT_NODE_LIMIT = 1500
 # Multi-output nodes (unbind, split) get one grad line per output up to this many.
 MAX_OUTPUT_LINES = 3
-
-_EM_WIDTHS = {
-    0.278: "ijl'",
-    0.295: "IJ",
-    0.318: " .,·!",
-    0.337: ":;/|\\",
-    0.352: "f",
-    0.361: "-",
-    0.39: "()[]",
-    0.392: "t",
-    0.411: "r",
-    0.5: '_*"',
-    0.521: "s",
-    0.525: "z",
-    0.55: "c",
-    0.557: "L",
-    0.575: "F",
-    0.579: "k",
-    0.592: "vxy",
-    0.603: "P",
-    0.611: "TY",
-    0.612: "o",
-    0.613: "a",
-    0.615: "e",
-    0.632: "E",
-    0.634: "hnu",
-    0.635: "bdgpqS",
-    0.636: "0123456789{}#$?",
-    0.656: "K",
-    0.685: "AVXZ",
-    0.686: "B",
-    0.695: "R",
-    0.698: "C",
-    0.732: "U",
-    0.752: "HN",
-    0.775: "DG",
-    0.787: "OQ",
-    0.818: "w",
-    0.838: "+=×<>~^",
-    0.863: "M",
-    0.974: "m",
-    0.989: "W",
-    1.0: "…—%@&",
-}
-_CHAR_EM = {c: w for w, chars in _EM_WIDTHS.items() for c in chars}
-_UNKNOWN_EM = 0.7
-_BOLD_FACTOR = 1.12
-
-
-def text_width(text: str, font_size: float = FONT_SIZE, bold: bool = False) -> float:
-    """Width in points of ``text`` set in DejaVu Sans (an upper bound for Helvetica/Arial)."""
-    em = sum(_CHAR_EM.get(c, _UNKNOWN_EM) for c in text)
-    return em * font_size * (_BOLD_FACTOR if bold else 1.0)
 
 
 @dataclass(frozen=True)
@@ -169,35 +117,25 @@ def _grad_lines(
     flow: NodeFlow | None,
     grad: TensorData | None,
     tensor: Callable[[TensorData | None], str],
+    number: Callable[[object], str],
 ) -> list[str]:
     outputs = node.output_count if node.kind == "function" else 1
-    if grad is not None or outputs == 1:
-        if grad is None and flow is not None and len(flow.arriving) > 1:
-            # More outputs than the graph recorded forward values for: one line anyway.
-            return ["grad (" + ", ".join(tensor(a) for a in flow.arriving) + ")"]
-        if grad is None and flow is not None and flow.arriving:
-            grad = flow.arriving[0]
-        if grad is not None:
-            return [f"grad {tensor(grad)}"]
-        return ["grad None" if node.kind == "leaf" else "grad —"]
     arriving = flow.arriving if flow is not None else ()
+    if grad is None and len(arriving) == 1:
+        grad = arriving[0]
+    if grad is not None:
+        return [f"grad {tensor(grad)}"]
+    if outputs == 1:
+        if len(arriving) > 1:  # more outputs than the graph recorded values for
+            return ["grad (" + ", ".join(tensor(a) for a in arriving) + ")"]
+        return ["grad None" if node.kind == "leaf" else "grad —"]
     if outputs <= MAX_OUTPUT_LINES:
         return [
             f"grad[{i}] {tensor(arriving[i]) if i < len(arriving) else '—'}" for i in range(outputs)
         ]
-    numbers = [
-        float(v)
-        for t in arriving
-        if t is not None and t.values is not None
-        for v in iter_values(t.values)
-        if isinstance(v, int | float)
-    ]
-    if not numbers:
-        return [f"grad ×{outputs} —"]
-    low, high = (min(numbers), max(numbers))
-    if tensor is _widest_tensor:
-        low = high = WIDEST_NUMBER
-    return [f"grad ×{outputs} · min {format_number(low)} · max {format_number(high)}"]
+    dominant = [v for v in map(dominant_value, arriving) if v is not None]
+    biggest = number(max(map(abs, dominant))) if dominant else "—"
+    return [f"grad ×{outputs} · max|g| {biggest}"]
 
 
 def _lines(
@@ -224,7 +162,7 @@ def _lines(
     if attributes:
         lines.append(attributes)
     if node.kind in ("function", "leaf", "output"):
-        lines.extend(_grad_lines(node, flow, grad, tensor))
+        lines.extend(_grad_lines(node, flow, grad, tensor, number))
     return lines
 
 
@@ -268,34 +206,39 @@ def _widest_number(v: object) -> str:
     return format_number(WIDEST_NUMBER) if isinstance(v, float | int) else format_number(v)
 
 
-def _sizing_lines(node: GraphNode, compact: bool) -> list[str]:
-    """The lines as wide as they can ever get for this node, whatever the values."""
-    # Unknown grad shapes (multi-output nodes) are budgeted as a scalar grad.
-    placeholder = TensorData((), "float32", WIDEST_NUMBER)
-    value = node.value if node.value is not None else placeholder
+def widest_value(graph: Graph) -> TensorData:
+    """The known value whose text can get widest: the budget for values of unknown shape.
+
+    A function node without a recorded value (multi-output ops, unrecorded ones) still gets
+    gradients; their shape is unknown, but rarely bigger than the graph's biggest tensor.
+    """
+    budget = TensorData((), "float32", WIDEST_NUMBER)
+    width = text_width(_widest_tensor(budget))
+    for node in graph.nodes:
+        if node.value is not None:
+            candidate = text_width(_widest_tensor(node.value))
+            if candidate > width:
+                budget, width = node.value, candidate
+    return budget
+
+
+def node_size(
+    node: GraphNode, compact: bool = False, unknown: TensorData | None = None
+) -> tuple[float, float]:
+    """The box size in points that fits :func:`node_lines` of ``node`` for *any* values.
+
+    Every number is measured as the widest one :func:`format_number` prints. Gradients of
+    unknown shape are budgeted like ``unknown`` (see :func:`widest_value`; default scalar).
+    """
+    fallback = unknown if unknown is not None else TensorData((), "float32", WIDEST_NUMBER)
+    value = node.value if node.value is not None else fallback
     grad = widest_like(value) if node.kind in ("leaf", "output") else None
     flow = None
     if node.kind == "function":
-        flow = NodeFlow(arriving=(value,) * node.output_count, leaving=(), order=0)
+        flow = NodeFlow(arriving=(widest_like(value),) * node.output_count, leaving=(), order=0)
     lines = _lines(node, flow, grad, _widest_tensor, _widest_number, compact)
-    if node.kind == "leaf":  # "grad None" before the first backward must fit too
-        lines.append("grad None")
-    return lines
-
-
-def box_size(lines: Sequence[str], line_count: int | None = None) -> tuple[float, float]:
-    """Width and height in points of a box holding ``lines`` (the first one bold)."""
-    widths = [text_width(line, bold=i == 0) for i, line in enumerate(lines)]
-    width = max(MIN_BOX_WIDTH, max(widths, default=0.0) + 2 * PAD_X)
-    count = len(lines) if line_count is None else line_count
-    return width, count * LINE_HEIGHT + 2 * PAD_Y
-
-
-def node_size(node: GraphNode, compact: bool = False) -> tuple[float, float]:
-    """The box size of ``node`` for any values: what :func:`layout_graph` uses."""
-    lines = _sizing_lines(node, compact)
-    extra = 1 if node.kind == "leaf" and not compact else 0  # the "grad None" alternative
-    return box_size(lines, len(lines) - extra)
+    width = max(text_width(line, bold=i == 0) for i, line in enumerate(lines)) + 2 * PAD_X
+    return max(MIN_BOX_WIDTH, width), len(lines) * LINE_HEIGHT + 2 * PAD_Y
 
 
 def is_compact(graph: Graph) -> bool:
@@ -342,7 +285,8 @@ def dot_source(
     ``node_attrs`` is by node key and ``edge_attrs`` by index into ``graph.edges``. Edge
     ``i`` gets the Graphviz key ``"i"``. Each saved node also gets an edge keyed
     ``link<key>`` from its owner, styled by ``link_attrs`` (the graph has no edge for a
-    saved tensor). ``*_defaults`` set the node/edge defaults (fonts...): it keeps the tensor right beside its owner in their ``rank=same`` group.
+    saved tensor): it keeps the tensor right beside its owner in their ``rank=same`` group.
+    ``node_defaults``/``edge_defaults`` extend the defaults (fonts...).
 
     Building text and parsing it once is far faster than pygraphviz's per-item calls
     (``add_subgraph`` alone scans every edge of the graph, per subgraph).
@@ -424,7 +368,8 @@ def layout_graph(graph: Graph) -> GraphLayout:
     """
     compact = is_compact(graph)
     names = {node.key: f"n{i}" for i, node in enumerate(graph.nodes)}
-    sizes = {node.key: node_size(node, compact) for node in graph.nodes}
+    unknown = widest_value(graph)
+    sizes = {node.key: node_size(node, compact, unknown) for node in graph.nodes}
     node_attrs = {
         key: {"width": f"{w / 72:.4f}", "height": f"{h / 72:.4f}", "fixedsize": "true", "label": ""}
         for key, (w, h) in sizes.items()

@@ -78,6 +78,8 @@ def _node_gradient(
     if step is None:
         return None
     if node.kind == "output":
+        if step.gradient is None and step.error is not None:
+            return None  # e.g. "grad can be implicitly created only for scalar outputs"
         # backward() on a scalar is backward(1): show the implicit seed as the 1 it is.
         return step.gradient or TensorData((), "float32", 1.0)
     flow = step.flows.get(node.key)
@@ -141,7 +143,8 @@ def _node_attrs(
         label = _html_label(lines)
     # At least as wide as the text in DejaVu Sans: Graphviz's own (hinted) metrics run a few
     # percent narrow, which would leave the longest lines touching the border.
-    width = max(text_width(line, bold=i == 0) for i, line in enumerate(lines)) + 2 * PAD_X
+    width = max(text_width(line, bold=i == 0) for i, line in enumerate(lines))
+    width += 2 * (PAD_X + penwidth)
     return {
         "label": label,
         "width": f"{width / 72:.3f}",
@@ -271,7 +274,10 @@ def render_svg(
         node_defaults={"fontname": FONT_NAME, "height": "0"},
         edge_defaults={"fontname": FONT_NAME, "fontsize": str(EDGE_FONT_SIZE)},
     )
-    svg: bytes = g.draw(format="svg", prog="dot")
+    # layout() then draw() rather than draw(prog="dot"): the latter prints a "may take a long
+    # time" warning to stderr for graphs over 1000 nodes.
+    g.layout(prog="dot")
+    svg: bytes = g.draw(format="svg")
     return _centre_node_text(svg.decode("utf-8"))
 
 

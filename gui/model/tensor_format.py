@@ -1,5 +1,7 @@
 """Numbers and tensors as short human-readable text, shared by the SVG export and Qt views.
 
+Also how wide such text is (:func:`text_width`), so boxes can be sized without a font engine.
+
 The style follows torch's own printing closely enough that a learner recognises the numbers
 from their terminal (``125.``, ``[6., 8., 20.]``, ``1.234e-04``) but uses 4 *significant*
 digits per number instead of torch's 4 decimals, because a graph box has no room for
@@ -22,9 +24,10 @@ _SCI_FROM = 1e3
 # Integral floats print as ``12345.`` up to here, then switch to scientific notation.
 _INTEGRAL_UP_TO = 1e6
 
-# The widest text format_number produces for a float (sign, mantissa, exponent): views use
-# it to size boxes by *shape* alone, so the layout never moves when values change.
-WIDEST_NUMBER = -8.888e-08
+# The widest text format_number produces for a float ("-8.888e+88": "+" is wider than "-"
+# in every common font). Views size boxes with it by *shape* alone, so the layout never
+# moves when values change.
+WIDEST_NUMBER = -8.888e88
 
 
 def format_number(v: object) -> str:
@@ -176,3 +179,30 @@ def widest_like(t: TensorData) -> TensorData:
         values=None if t.values is None else values,
         summary=TensorSummary(WIDEST_NUMBER, WIDEST_NUMBER, WIDEST_NUMBER, WIDEST_NUMBER),
     )
+
+
+# Advance widths (em) of DejaVu Sans, read from the font file.
+# fmt: off
+_EM_WIDTHS = {
+    0.278: "ijl'", 0.295: "IJ", 0.318: " .,·!", 0.337: ":;/|\\", 0.352: "f", 0.361: "-",
+    0.39: "()[]", 0.392: "t", 0.411: "r", 0.5: '_*"', 0.521: "s", 0.525: "z", 0.55: "c",
+    0.557: "L", 0.575: "F", 0.579: "k", 0.592: "vxy", 0.603: "P", 0.611: "TY", 0.612: "o",
+    0.613: "a", 0.615: "e", 0.632: "E", 0.634: "hnu", 0.635: "bdgpqS",
+    0.636: "0123456789{}#$?", 0.656: "K", 0.685: "AVXZ", 0.686: "B", 0.695: "R", 0.698: "C",
+    0.732: "U", 0.752: "HN", 0.775: "DG", 0.787: "OQ", 0.818: "w", 0.838: "+=×<>~^",
+    0.863: "M", 0.974: "m", 0.989: "W", 1.0: "…—%@&",
+}
+# fmt: on
+_CHAR_EM = {c: w for w, chars in _EM_WIDTHS.items() for c in chars}
+_UNKNOWN_EM = 0.7
+_BOLD_FACTOR = 1.12
+
+
+def text_width(text: str, font_size: float = 10.0, bold: bool = False) -> float:
+    """Width in points of ``text`` set in DejaVu Sans (an upper bound for Helvetica/Arial).
+
+    Views size boxes with it before any font is loaded (the layout runs without Qt), so it
+    is a table of the font's advance widths, not a font engine: no kerning, bold estimated.
+    """
+    em = sum(_CHAR_EM.get(c, _UNKNOWN_EM) for c in text)
+    return em * font_size * (_BOLD_FACTOR if bold else 1.0)

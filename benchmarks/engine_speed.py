@@ -1,0 +1,61 @@
+"""How long the engine takes: per lesson, in-process and through the child process.
+
+Run: ``.venv/bin/python benchmarks/engine_speed.py [--runs N]``. Prints medians and 95th
+percentiles in milliseconds. A slider tick in the window costs one child-process run, so
+the "child" column is the budget that matters for live dragging.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+
+from gui.model.engine import run_program
+from gui.model.runner import EngineProcess
+from gui.model.session_file import load_session
+from gui.model.spec import RunRequest
+from gui.resources import lesson_paths
+
+CHAIN_200 = (
+    "x = torch.tensor([1., 2.], requires_grad=True)\nh = x\n"
+    "for i in range(200):\n    h = (h * 1.001).sin()\nout = h.sum()\n"
+)
+CHAIN_2000 = CHAIN_200.replace("range(200)", "range(1000)")
+
+
+def percentiles(fn: Callable[[], object], runs: int) -> tuple[float, float]:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    times.sort()
+    return statistics.median(times), times[int(0.95 * (len(times) - 1))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=200)
+    args = parser.parse_args()
+    cases = [(p.stem, load_session(p).request()) for p in lesson_paths()]
+    cases += [
+        ("synthetic 400-op chain", RunRequest(code=CHAIN_200)),
+        ("synthetic 2000-op chain", RunRequest(code=CHAIN_2000, time_limit=10)),
+    ]
+    engine = EngineProcess()
+    engine.start()
+    engine.run(cases[0][1])  # wait for the child's torch import
+    header = f"{'case':38} {'in-process p50':>15} {'p95':>8} {'child p50':>10} {'p95':>8}"
+    print(f"{header}   (ms, {args.runs} runs)")
+    for name, request in cases:
+        runs = args.runs if "2000" not in name else max(10, args.runs // 10)
+        a50, a95 = percentiles(lambda r=request: run_program(r), runs)
+        b50, b95 = percentiles(lambda r=request: engine.run(r), runs)
+        print(f"{name:38} {a50:15.2f} {a95:8.2f} {b50:10.2f} {b95:8.2f}")
+    engine.close()
+
+
+if __name__ == "__main__":
+    main()
