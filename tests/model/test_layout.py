@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import math
 import xml.etree.ElementTree as ET
+from typing import Any
 
 import pytest
 
@@ -53,56 +54,33 @@ def t(values: object, shape: tuple[int, ...] | None = None) -> TensorData:
     return TensorData(shape=shape, dtype="float32", values=values)
 
 
+def fn(key: str, var: str | None = None, value: TensorData | None = None, **kw: Any) -> GraphNode:
+    """A function node keyed ``"<i>:<ClassName>"``, labelled by ``var`` when there is one."""
+    name = key.split(":")[1]
+    return GraphNode(key, name, var or name, "function", var, value, **kw)
+
+
+def context(key: str, label: str, value: TensorData, var: str | None = None) -> GraphNode:
+    """A saved or constant node owned by the function whose key prefixes ``key``."""
+    owner, kind = key.split("/")[0], "saved" if "/saved:" in key else "constant"
+    return GraphNode(key, kind, label, kind, var, value, owner=owner)
+
+
 def sum_of_squares(x: list[float]) -> tuple[Graph, StepRecord, dict[str, TensorData | None]]:
     """``y = sum(q**2)`` with Python's builtin sum over a 3-element ``x``, after backward."""
     sq = [v * v for v in x]
     nodes = (
-        GraphNode(
-            "0:AddBackward0",
-            "AddBackward0",
-            "y",
-            "function",
-            "y",
-            t(sum(sq)),
-            (SavedValue("alpha", value=1),),
-        ),
-        GraphNode(
-            "1:AddBackward0", "AddBackward0", "AddBackward0", "function", value=t(sq[0] + sq[1])
-        ),
-        GraphNode(
-            "2:UnbindBackward0",
-            "UnbindBackward0",
-            "UnbindBackward0",
-            "function",
-            saved=(SavedValue("dim", value=0),),
-            output_count=3,
-        ),
-        GraphNode("3:AddBackward0", "AddBackward0", "AddBackward0", "function", value=t(sq[0])),
-        GraphNode(
-            "3:AddBackward0/const:1",
-            "constant",
-            "constant",
-            "constant",
-            value=TensorData((), "int64", 0),
-            owner="3:AddBackward0",
-        ),
-        GraphNode(
+        fn("0:AddBackward0", "y", t(sum(sq)), saved=(SavedValue("alpha", value=1),)),
+        fn("1:AddBackward0", value=t(sq[0] + sq[1])),
+        fn("2:UnbindBackward0", saved=(SavedValue("dim", value=0),), output_count=3),
+        fn("3:AddBackward0", value=t(sq[0])),
+        context("3:AddBackward0/const:1", "constant", TensorData((), "int64", 0)),
+        fn(
             "4:PowBackward0",
-            "PowBackward0",
-            "PowBackward0",
-            "function",
             value=t(sq),
             saved=(SavedValue("exponent", value=2), SavedValue("self", tensor=t(x))),
         ),
-        GraphNode(
-            "4:PowBackward0/saved:self",
-            "saved",
-            "self = x",
-            "saved",
-            "x",
-            t(x),
-            owner="4:PowBackward0",
-        ),
+        context("4:PowBackward0/saved:self", "self = x", t(x), "x"),
         GraphNode("5:AccumulateGrad", "AccumulateGrad", "x", "leaf", "x", t(x)),
         GraphNode("output", "output", "y", "output", value=t(sum(sq))),
     )
@@ -136,34 +114,12 @@ def chain(x: float, seed: float = 1.0) -> tuple[Graph, StepRecord, dict[str, Ten
     """``y = 2*x; z = y**3`` on a 1x1 ``x``, after ``z.backward(tensor([[seed]]))``."""
     y, z = 2 * x, (2 * x) ** 3
     dz_dy, dz_dx = seed * 3 * y * y, seed * 24 * x * x
+    saved = (SavedValue("exponent", value=3), SavedValue("self", tensor=t([[y]])))
     nodes = (
-        GraphNode(
-            "0:PowBackward0",
-            "PowBackward0",
-            "z",
-            "function",
-            "z",
-            t([[z]]),
-            (SavedValue("exponent", value=3), SavedValue("self", tensor=t([[y]]))),
-        ),
-        GraphNode(
-            "0:PowBackward0/saved:self",
-            "saved",
-            "self = y",
-            "saved",
-            "y",
-            t([[y]]),
-            owner="0:PowBackward0",
-        ),
-        GraphNode("1:MulBackward0", "MulBackward0", "y", "function", "y", t([[y]])),
-        GraphNode(
-            "1:MulBackward0/const:1",
-            "constant",
-            "constant",
-            "constant",
-            value=TensorData((), "int64", 2),
-            owner="1:MulBackward0",
-        ),
+        fn("0:PowBackward0", "z", t([[z]]), saved=saved),
+        context("0:PowBackward0/saved:self", "self = y", t([[y]]), "y"),
+        fn("1:MulBackward0", "y", t([[y]])),
+        context("1:MulBackward0/const:1", "constant", TensorData((), "int64", 2)),
         GraphNode("2:AccumulateGrad", "AccumulateGrad", "x", "leaf", "x", t([[x]])),
         GraphNode("output", "output", "z", "output", value=t([[z]])),
     )
@@ -193,7 +149,7 @@ def long_chain(n: int) -> Graph:
     previous = "leaf"
     for i in range(n):
         key = f"{i}:ExpBackward0"
-        nodes.append(GraphNode(key, "ExpBackward0", "ExpBackward0", "function", value=t(1.5)))
+        nodes.append(fn(key, value=t(1.5)))
         edges.append(GraphEdge(previous, key, "data", 0))
         previous = key
     nodes.append(GraphNode("output", "output", "out", "output", value=t(1.5)))
