@@ -2,9 +2,9 @@
 
 Every function returns an :class:`~gui.model.results.Explanation` whose ``message`` is the exact
 text torch or Python produced; the explanation and fix are added next to it, never instead of
-it. The catalogue of known messages is the rule table in :mod:`gui.model.explain_rules`; this
-module looks messages up there and covers what happens outside torch (code refused before
-running, code stopped for running away).
+it. The catalogue of known messages is two rule tables, torch's in :mod:`gui.model.explain_rules`
+and Python's own in :mod:`gui.model.explain_python`; this module looks messages up there and
+covers what happens outside torch (code refused before running, code stopped for running away).
 
 Pure Python on purpose: it runs in the GUI process and in the engine process, and the GUI side
 must not need torch, numpy or Qt to explain a message it received as text.
@@ -14,14 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gui.model.explain_rules import (
-    EXCEPTION_RULES,
-    RUNAWAY_TEXT,
-    WARNING_RULES,
-    Advice,
-    ErrorContext,
-    Rule,
-)
+from gui.model.explain_python import PYTHON_RULES, RUNAWAY_TEXT
+from gui.model.explain_rules import TORCH_RULES, WARNING_RULES, Advice, ErrorContext, Rule
 from gui.model.results import Explanation
 
 __all__ = [
@@ -34,6 +28,9 @@ __all__ = [
 ]
 
 RUNAWAY_REASONS: frozenset[str] = frozenset(RUNAWAY_TEXT)
+
+# First match wins: torch's messages first, then Python's errors (mostly matched by class alone).
+EXCEPTION_RULES: tuple[Rule, ...] = (*TORCH_RULES, *PYTHON_RULES)
 
 # A shared default instead of a call in the signature (ErrorContext is frozen, so sharing is safe).
 _NO_CONTEXT = ErrorContext()

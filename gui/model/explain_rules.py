@@ -3,22 +3,37 @@
 Each :class:`Rule` pairs a regular expression (matched with ``search`` on the distinctive part
 of the message, because torch appends hints and C++ traces) with a builder that turns the
 match and the :class:`ErrorContext` into plain words. New messages are new table rows, not new
-branches. The helpers the builders share (reading the user's line with :mod:`ast`, shape
-arithmetic on tuples) live here too, in pure Python: no torch, numpy or Qt.
+branches. Python's own errors and runaway programs are the rest of the catalogue, in
+:mod:`gui.model.explain_python`; the helpers the builders share (reading the user's line,
+shape arithmetic) are in :mod:`gui.model.explain_source`. Pure Python: no torch, numpy or Qt.
 """
 
 from __future__ import annotations
 
-import ast
-import difflib
-import itertools
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-Shape = tuple[int, ...]
+from gui.model.explain_source import (
+    TORCH_SIZE,
+    BackwardCall,
+    Shape,
+    attribute_receiver,
+    backward_call,
+    broadcasts_to,
+    expand,
+    flatten,
+    inplace_target,
+    line_tree,
+    list_literal,
+    numel,
+    ordinal,
+    parse_shape,
+    render,
+    reshape,
+    shape_text,
+    tensor_literal,
+)
 
 
 @dataclass(frozen=True)
@@ -86,123 +101,12 @@ class Rule:
         return Found(exception, message, match, context, line)
 
 
-# ---------------------------------------------------------------------------------------------
-# Reading the user's line. Only ever a hint: a line may be part of a longer statement, so every
-# helper returns None when the line does not parse and the caller falls back to generic names.
-
-
-def _tree(source: str | None) -> ast.AST | None:
-    """The line parsed on its own, or ``None`` when it is not a whole statement."""
-    if not source:
-        return None
-    text = source.strip()
-    # A block header (`for ...:`, `with ...:`) parses once it has a body.
-    for candidate in (text, text + " pass"):
-        try:
-            return ast.parse(candidate)
-        except SyntaxError:
-            continue
-    return None
-
-
-@dataclass(frozen=True)
-class BackwardCall:
-    """``receiver.backward(gradient, **rest)`` as written on the user's line."""
-
-    receiver: str | None
-    gradient: ast.expr | None
-    gradient_text: str | None  # as the user wrote it (ast.unparse would turn 1. into 1.0)
-    rest: tuple[str, ...]
-
-    def with_gradient(self, receiver: str, gradient: str | None) -> str:
-        args = ([gradient] if gradient else []) + list(self.rest)
-        return f"{receiver}.backward({', '.join(args)})"
-
-
-def backward_call(source: str | None) -> BackwardCall | None:
-    """The first ``.backward(...)`` call on the line, or ``None``."""
-    tree = _tree(source)
-    if tree is None:
-        return None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr != "backward":
-                continue
-            value = node.func.value
-            receiver = value.id if isinstance(value, ast.Name) else None
-            gradient = node.args[0] if node.args else None
-            text = (source or "").strip()
-            rest = [ast.get_source_segment(text, a) or ast.unparse(a) for a in node.args[1:]]
-            for kw in node.keywords:
-                if kw.arg == "gradient":
-                    gradient = kw.value
-                else:
-                    rest.append(ast.get_source_segment(text, kw) or ast.unparse(kw))
-            written = None
-            if gradient is not None:
-                written = ast.get_source_segment(text, gradient) or ast.unparse(gradient)
-            return BackwardCall(receiver, gradient, written, tuple(rest))
-    return None
-
-
-def list_literal(node: ast.AST | None) -> list[Any] | None:
-    """The first list of plain numbers inside ``node``: ``[1, 0]`` in ``T.FloatTensor([1, 0])``."""
-    if node is None:
-        return None
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.List):
-            try:
-                value = ast.literal_eval(sub)
-            except ValueError:
-                continue
-            if all(isinstance(v, int | float) and not isinstance(v, bool) for v in flatten(value)):
-                return list(value)
-    return None
-
-
-def inplace_target(source: str | None) -> str | None:
-    """The name changed in place on the line: ``x -= ...``, ``x[0] = ...`` or ``x.add_(...)``."""
-    tree = _tree(source)
-    if tree is None:
-        return None
-    for node in ast.walk(tree):
-        target: ast.expr | None = None
-        if isinstance(node, ast.AugAssign):
-            target = node.target
-        elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript):
-            target = node.targets[0]
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            attr = node.func.attr
-            if attr.endswith("_") and not attr.startswith("_"):
-                target = node.func.value
-        while isinstance(target, ast.Subscript | ast.Attribute):
-            target = target.value  # x[0] and x.data both belong to x
-        if isinstance(target, ast.Name):
-            return target.id
-    return None
-
-
-def attribute_receiver(source: str | None, attrs: tuple[str, ...]) -> str | None:
-    """The name in ``name.attr`` / ``name.attr()`` / ``float(name)`` for the first of ``attrs``."""
-    tree = _tree(source)
-    if tree is None:
-        return None
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Attribute)
-            and node.attr in attrs
-            and isinstance(node.value, ast.Name)
-        ):
-            return node.value.id
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id in attrs
-            and node.args
-            and isinstance(node.args[0], ast.Name)
-        ):
-            return node.args[0].id
-    return None
+def rule_table(*rows: tuple[str, str | None, str, Callable[[Found], Advice]]) -> tuple[Rule, ...]:
+    """Rules from compact rows: (kind, message regex or None, exception classes or "", builder)."""
+    return tuple(
+        Rule(kind, build, re.compile(rx, re.I) if rx else None, frozenset(exc.split()))
+        for kind, rx, exc, build in rows
+    )
 
 
 def subject(found: Found, default: str = "y") -> str:
@@ -213,75 +117,6 @@ def subject(found: Found, default: str = "y") -> str:
     if call is not None and call.receiver:
         return call.receiver
     return default
-
-
-# ---------------------------------------------------------------------------------------------
-# Shapes and nested lists, in plain Python (this module must not import torch or numpy).
-
-_SIZE = r"torch\.Size\(\[(?P<{}>[\d, ]*)\]\)"
-
-
-def parse_shape(text: str) -> Shape:
-    """``"2, 2"`` (the inside of ``torch.Size([2, 2])``) as ``(2, 2)``."""
-    return tuple(int(p) for p in text.replace(" ", "").split(",") if p)
-
-
-def shape_text(shape: Shape) -> str:
-    """A shape as a learner reads it, spelling out the 0-d case."""
-    return f"[{', '.join(map(str, shape))}]" if shape else "[] (a single number)"
-
-
-def numel(shape: Shape) -> int:
-    """The number of elements of a tensor of this shape."""
-    return math.prod(shape)
-
-
-def broadcasts_to(given: Shape, target: Shape) -> bool:
-    """Whether ``given`` expands to ``target`` by torch's rule (align right; sizes equal or 1)."""
-    if len(given) > len(target):
-        return False
-    return all(g in (1, t) for g, t in zip(reversed(given), reversed(target), strict=False))
-
-
-def flatten(value: Any) -> list[Any]:
-    """Nested lists in row-major order."""
-    if isinstance(value, list):
-        return [v for item in value for v in flatten(item)]
-    return [value]
-
-
-def reshape(flat: list[Any], shape: Shape) -> Any:
-    """Row-major ``flat`` as nested lists of ``shape`` (a bare number for ``()``)."""
-    if not shape:
-        return flat[0]
-    step = len(flat) // shape[0]
-    return [reshape(flat[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0])]
-
-
-def expand(flat: list[Any], given: Shape, target: Shape) -> Any:
-    """Broadcast row-major ``flat`` of shape ``given`` to ``target``, as nested lists."""
-    padded = (1,) * (len(target) - len(given)) + given
-    strides = [math.prod(padded[i + 1 :]) for i in range(len(padded))]
-    out = []
-    for index in itertools.product(*(range(t) for t in target)):
-        pos = sum(
-            0 if size == 1 else i * s for i, size, s in zip(index, padded, strides, strict=True)
-        )
-        out.append(flat[pos])
-    return reshape(out, target)
-
-
-def render(value: Any) -> str:
-    """Nested numbers as torch prints them: ``[[1., 0.], [1., 0.]]``."""
-    if isinstance(value, list):
-        return "[" + ", ".join(render(v) for v in value) + "]"
-    number = float(value)
-    return f"{int(number)}." if number.is_integer() else repr(number)
-
-
-def tensor_literal(value: Any) -> str:
-    """Code that builds ``value`` as a float tensor."""
-    return f"torch.tensor({render(value)})"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -366,7 +201,7 @@ def _gradient_shape(f: Found) -> Advice:
             flat = flatten(literal)
             nonzero = [i for i, v in enumerate(flat) if v != 0]
             if rows and len(nonzero) == 1:
-                shown += f", which selects the {_ordinal(nonzero[0])} column of {n}"
+                shown += f", which selects the {ordinal(nonzero[0])} column of {n}"
         else:
             shown, explicit = f"your gradient was {copied}", ""
         return Advice(
@@ -383,11 +218,6 @@ def _gradient_shape(f: Found) -> Advice:
     return Advice(
         base + "The sizes cannot be lined up, so autograd cannot guess what you meant.", fix
     )
-
-
-def _ordinal(index: int) -> str:
-    words = ("first", "second", "third", "fourth", "fifth")
-    return words[index] if index < len(words) else f"{index + 1}th"
 
 
 def _leaf_inplace(f: Found) -> Advice:
@@ -426,7 +256,7 @@ def _saved_modified(f: Found) -> Advice:
 
 
 def _integer_grad(f: Found) -> Advice:
-    literal = list_literal(_tree(f.context.source_line))
+    literal = list_literal(line_tree(f.context.source_line))
     if literal is not None and all(isinstance(v, int) for v in flatten(literal)):
         fix = f"Write the numbers as floats: `{render(literal)}` instead of `{literal}`"
     else:
@@ -551,123 +381,9 @@ def _leaf_moved(f: Found) -> Advice:
     )
 
 
-def _name_error(f: Found) -> Advice:
-    name = f.group("name")
-    close = difflib.get_close_matches(name, f.context.leaves, n=1)
-    known = ", ".join(f"`{leaf}`" for leaf in f.context.leaves)
-    extra = f" Tensors defined so far that require grad: {known}." if known else ""
-    fix = f"Did you mean `{close[0]}`? " if close else ""
-    return Advice(
-        f"Python does not know the name `{name}` at {f.where}: nothing was assigned to it before "
-        f"this line runs (names are case-sensitive).{extra}",
-        fix + f"Assign `{name}` on an earlier line, or correct the spelling.",
-    )
-
-
-def _grad_none(f: Found) -> Advice:
-    ctx = f.context
-    n = attribute_receiver(ctx.source_line, ("grad",)) or (ctx.leaves[0] if ctx.leaves else "x")
-    attr = f.group("attr")
-    return Advice(
-        f"`{n}.grad` is None until a `backward()` has reached `{n}`, so there is no tensor to "
-        f"call `.{attr}` on yet (it is also None for tensors that are not leaves).",
-        f"Run the backward pass first, or guard it: `if {n}.grad is not None: {n}.grad.zero_()` "
-        f"(or reset with `{n}.grad = None`).",
-    )
-
-
-def _attribute(f: Found) -> Advice:
-    m = re.search(r"'(\w+)' object has no attribute '(\w+)'", f.message)
-    kind, attr = m.groups() if m else ("this", "that attribute")
-    none = (
-        " The value is None: often a function that returns nothing." if kind == "NoneType" else ""
-    )
-    return Advice(
-        f"A value of type `{kind}` has no attribute `{attr}` at {f.where}.{none}",
-        "Check the spelling, and print the value on that line to see what it really is.",
-    )
-
-
-def _index(f: Found) -> Advice:
-    m = re.search(r"out of bounds for dimension (\d+) with size (\d+)", f.message)
-    if m:
-        dim, size = m.groups()
-        what = f"Indices count from 0, so dimension {dim} of size {size} accepts 0 to "
-        what += f"{int(size) - 1} (or -1 to -{size})."
-    else:
-        what = "Indices count from 0, so a length-n sequence accepts 0 to n-1."
-    return Advice(
-        f"An index at {f.where} is past the end. {what}",
-        "Use an index within the size; print `t.shape` to check.",
-    )
-
-
-def _zero_division(f: Found) -> Advice:
-    return Advice(
-        f"Python numbers cannot be divided by zero, so {f.where} stopped (a tensor would give "
-        "inf or nan instead).",
-        "Check the divisor on that line and make sure it is not 0.",
-    )
-
-
-def _generic_python(label: str) -> Callable[[Found], Advice]:
-    def build(f: Found) -> Advice:
-        return Advice(
-            f"Python raised {f.exception} at {f.where}: {label}.",
-            "Read the message; print the values used on that line to see what they hold.",
-        )
-
-    return build
-
-
-def _syntax(f: Found) -> Advice:
-    return Advice(
-        f"Python could not read the program at {f.where}, so nothing ran.",
-        "Look for a missing bracket, colon or quote at or just before that spot.",
-    )
-
-
-RUNAWAY_TEXT: dict[str, tuple[str, str, str]] = {
-    # reason: (message, explanation, fix); "{seconds}" is filled in by explain_runaway.
-    "time": (
-        "The program was stopped: it ran longer than {seconds}.",
-        "The app reruns your code on every edit and slider move, so each run gets a time limit; "
-        "a loop that never ends, or a very large computation, runs over it.",
-        "Check that every loop ends (its condition must change), or use smaller tensors and "
-        "fewer iterations.",
-    ),
-    "memory": (
-        "The program was stopped: it ran out of memory.",
-        "A tensor asked for more memory than the run may use; e.g. `torch.ones(100000, 100000)` "
-        "needs 40 GB.",
-        "Use smaller shapes: the explorer is for tensors small enough to look at.",
-    ),
-    "recursion": (
-        "The program was stopped: a function called itself too deeply.",
-        "A function kept calling itself without reaching a case that stops, until Python's "
-        "recursion limit was hit.",
-        "Give the recursive function a base case that returns without calling itself, or use "
-        "a loop.",
-    ),
-    "output": (
-        "The program was stopped: it printed too much.",
-        "Printing was cut off because the program printed more text than the app keeps.",
-        "Print less: a summary like `t.shape` or `t.sum()`, or only every n-th loop iteration.",
-    ),
-}
-
-
-def _runaway(reason: str) -> Callable[[Found], Advice]:
-    def build(f: Found) -> Advice:
-        _message, explanation, fix = RUNAWAY_TEXT[reason]
-        return Advice(explanation, fix)
-
-    return build
-
-
 _SHAPE_PAIR = (
-    rf"Mismatch in shape: grad_output\[\d+\] has a shape of {_SIZE.format('given')} "
-    rf"and output\[\d+\] has a shape of {_SIZE.format('out')}"
+    rf"Mismatch in shape: grad_output\[\d+\] has a shape of {TORCH_SIZE.format('given')} "
+    rf"and output\[\d+\] has a shape of {TORCH_SIZE.format('out')}"
 )
 _SAVED = (
     r"needed for gradient computation has been modified by an inplace operation"
@@ -683,69 +399,36 @@ _DTYPE = (
     r"expected scalar type \w+ but found|Found dtype \w+ but expected|have the same dtype"
     r"|to have same dtype|must have the same scalar type|dtypes match"
 )
-_NONE_ATTR = r"'NoneType' object has no attribute '(?P<attr>\w+)'"
-
-
-def _table(*rows: tuple[str, str | None, str, Callable[[Found], Advice]]) -> tuple[Rule, ...]:
-    """Rules from compact rows: (kind, message regex or None, exception classes or "", builder)."""
-    return tuple(
-        Rule(kind, build, re.compile(rx, re.I) if rx else None, frozenset(exc.split()))
-        for kind, rx, exc, build in rows
-    )
-
-
-_GRAD_LINE = Rule(  # `None.zero_()` is only "grad is None" when the line reads a .grad
-    "grad-is-none",
-    _grad_none,
-    re.compile(_NONE_ATTR),
-    frozenset({"AttributeError"}),
-    when=lambda ctx: ctx.source_line is None or ".grad" in ctx.source_line,
-)
 
 # First match wins. Torch rules accept any class: the engine may re-raise them differently.
-EXCEPTION_RULES: tuple[Rule, ...] = (
-    *_table(
-        ("complex-backward", r"implicitly created only for real scalar", "", _complex_backward),
-        ("non-scalar-backward", r"implicitly created only for scalar", "", _non_scalar),
-        ("backward-twice", r"backward through the graph a second time", "", _backward_twice),
-        ("gradient-shape-mismatch", _SHAPE_PAIR, "", _gradient_shape),
-        ("leaf-inplace", r"requires grad is being used in an in-place", "", _leaf_inplace),
-        ("saved-tensor-modified", _SAVED, "", _saved_modified),
-        (
-            "integer-requires-grad",
-            r"floating point( and complex)? dtype can require",
-            "",
-            _integer_grad,
-        ),
-        ("no-grad-to-compute", r"not require grad and does not have a grad_fn", "", _no_grad_fn),
-        ("numpy-requires-grad", r"Can't call numpy\(\) on Tensor that requires grad", "", _numpy),
-        ("shape-mismatch", _BROADCAST, "", _broadcast),
-        ("matmul-shape", _MATMUL, "", _matmul),
-        ("dtype-mismatch", _DTYPE, "", _dtype),
-        (
-            "retain-grad-no-grad",
-            r"can't retain_grad on Tensor that has requires_grad",
-            "",
-            _retain_no_grad,
-        ),
-        ("leaf-moved", r"leaf variable has been moved into the graph interior", "", _leaf_moved),
-        ("runaway-code", r"can't allocate memory", "", _runaway("memory")),
-        ("runaway-code", None, "MemoryError", _runaway("memory")),
-        ("runaway-code", None, "RecursionError", _runaway("recursion")),
-        ("syntax-error", None, "SyntaxError IndentationError TabError", _syntax),
-        ("name-error", r"name '(?P<name>\w+)' is not defined", "NameError", _name_error),
+TORCH_RULES: tuple[Rule, ...] = rule_table(
+    ("complex-backward", r"implicitly created only for real scalar", "", _complex_backward),
+    ("non-scalar-backward", r"implicitly created only for scalar", "", _non_scalar),
+    ("backward-twice", r"backward through the graph a second time", "", _backward_twice),
+    ("gradient-shape-mismatch", _SHAPE_PAIR, "", _gradient_shape),
+    ("leaf-inplace", r"requires grad is being used in an in-place", "", _leaf_inplace),
+    ("saved-tensor-modified", _SAVED, "", _saved_modified),
+    (
+        "integer-requires-grad",
+        r"floating point( and complex)? dtype can require",
+        "",
+        _integer_grad,
     ),
-    _GRAD_LINE,
-    *_table(
-        ("attribute-error", None, "AttributeError", _attribute),
-        ("index-error", None, "IndexError", _index),
-        ("zero-division", None, "ZeroDivisionError", _zero_division),
-        ("type-error", None, "TypeError", _generic_python("a value had a type it cannot use")),
-        ("value-error", None, "ValueError", _generic_python("a value had an unusable content")),
+    ("no-grad-to-compute", r"not require grad and does not have a grad_fn", "", _no_grad_fn),
+    ("numpy-requires-grad", r"Can't call numpy\(\) on Tensor that requires grad", "", _numpy),
+    ("shape-mismatch", _BROADCAST, "", _broadcast),
+    ("matmul-shape", _MATMUL, "", _matmul),
+    ("dtype-mismatch", _DTYPE, "", _dtype),
+    (
+        "retain-grad-no-grad",
+        r"can't retain_grad on Tensor that has requires_grad",
+        "",
+        _retain_no_grad,
     ),
+    ("leaf-moved", r"leaf variable has been moved into the graph interior", "", _leaf_moved),
 )
 
-WARNING_RULES: tuple[Rule, ...] = _table(
+WARNING_RULES: tuple[Rule, ...] = rule_table(
     (
         "non-leaf-grad",
         r"attribute of a Tensor that is not a leaf Tensor is being accessed",

@@ -269,7 +269,13 @@ def _finish(
 
 
 def structure_key(nodes: list[GraphNode], edges: list[GraphEdge]) -> str:
-    """A hash of what decides the layout: node keys, kinds, labels and edges (never values)."""
-    shape: list[Any] = [[n.key, n.kind, n.label] for n in nodes]
+    """A hash of what decides the layout: nodes, edges and tensor shapes (never values).
+
+    Shapes are in because box sizes depend on them: ``x`` growing from 3 to 4 elements
+    is a new layout, ``x`` changing its numbers is not.
+    """
+    shape: list[Any] = [
+        [n.key, n.kind, n.label, None if n.value is None else n.value.shape] for n in nodes
+    ]
     shape.append([[e.source, e.target, e.kind, e.input_index] for e in edges])
     return hashlib.sha1(json.dumps(shape).encode()).hexdigest()[:16]

@@ -6,8 +6,8 @@ as in torchviz). Saved tensors and constants sit on their owner's rank, right be
 Layouts depend only on the graph's structure and on the *width class* of each box's text
 (which lines it has and how wide they can get for tensors of that shape), never on the
 numbers themselves: a slider moving ``x`` from 3 to 3.5 must not move a single box. Callers
-cache the result by ``graph.structure_key`` (plus :func:`layout_cache_key` if tensor shapes
-can change under the same structure) and lay out again only when that key changes.
+cache the result by ``graph.structure_key`` (which covers tensor shapes too) and lay out
+again only when that key changes.
 
 The text inside the boxes comes from :func:`node_lines`, shared by the SVG export and the
 Qt graph view, and box sizes are measured from the very same lines (with every number
@@ -16,7 +16,6 @@ replaced by the widest number :func:`~gui.model.tensor_format.format_number` can
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -246,15 +245,6 @@ def is_compact(graph: Graph) -> bool:
     return len(graph.nodes) > COMPACT_NODE_LIMIT
 
 
-def layout_cache_key(graph: Graph) -> str:
-    """``structure_key`` plus every node's value shape: box widths depend on shapes too."""
-    shapes = ";".join(
-        f"{n.key}={n.value.shape if n.value is not None else ''}" for n in graph.nodes
-    )
-    digest = hashlib.sha1(shapes.encode()).hexdigest()[:8]
-    return f"{graph.structure_key}-{digest}"
-
-
 Attrs = dict[str, str]
 
 
@@ -358,7 +348,7 @@ def layout_graph(graph: Graph) -> GraphLayout:
     ----------
     graph
         The graph to place. Only its structure and the shapes of its values matter; cache
-        the result by ``graph.structure_key`` (see :func:`layout_cache_key`).
+        the result by ``graph.structure_key``.
 
     Returns
     -------

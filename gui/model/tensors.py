@@ -30,17 +30,18 @@ def maybe_tensor_data(t: object) -> TensorData | None:
 
 
 def _summary(t: torch.Tensor) -> TensorSummary:
+    """Statistics computed in place where possible: a large tensor is not copied again."""
     if t.is_complex():
         t = t.abs()
-    f = t.to(torch.float64)
-    finite = f[torch.isfinite(f)]
-    if finite.numel() == 0:
+    elif not t.is_floating_point():
+        t = t.to(torch.float64)
+    if t.numel() == 0:
         return TensorSummary(math.nan, math.nan, math.nan, math.nan)
     return TensorSummary(
-        minimum=finite.min().item(),
-        maximum=finite.max().item(),
-        mean=finite.mean().item(),
-        norm=finite.norm().item(),
+        minimum=t.min().item(),
+        maximum=t.max().item(),
+        mean=t.mean(dtype=torch.float64).item(),
+        norm=t.norm().item(),
     )
 
 

@@ -8,7 +8,12 @@ address space so a huge allocation fails inside torch instead of exhausting the 
 from __future__ import annotations
 
 import gc
+import pickle
 from multiprocessing.connection import Connection
+
+from gui.model import explain
+from gui.model.results import Explanation, RunResult
+from gui.model.spec import RunRequest
 
 # Room for tensors on top of what importing torch already reserved. Big enough for any
 # teaching example, small enough that ``torch.zeros(10**5, 10**5)`` fails at once.
@@ -31,11 +36,38 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
+def _answer(request: RunRequest) -> RunResult:
+    """The engine's result, or the engine's own failure reported as a result.
+
+    Problems in the user's code are already results; this only catches the engine's bugs
+    (and allocation failures while copying results), so the child keeps serving.
+    """
+    from gui.model.engine import run_program
+    from gui.model.runner import failed_result
+
+    try:
+        return run_program(request)
+    except MemoryError:
+        return failed_result(request, explain.explain_runaway("memory"))
+    except Exception as exc:
+        return failed_result(request, internal_error(exc))
+
+
+def internal_error(exc: BaseException) -> Explanation:
+    """The engine itself failed: say so plainly, with the exception, and keep going."""
+    return Explanation(
+        kind="engine-error",
+        message=f"{type(exc).__name__}: {exc}",
+        explanation="Autograd Explorer failed while recording this program; this is a bug in "
+        "the app, not in your code.",
+        fix="Try a simpler version of the program, and please report the message.",
+        exception=type(exc).__name__,
+    )
+
+
 def serve(conn: Connection) -> None:
     """Answer :class:`RunRequest` messages with :class:`RunResult` until told to stop."""
     import torch
-
-    from gui.model.engine import run_program
 
     torch.set_num_threads(1)  # tiny tensors: threads cost more than they bring
     _limit_memory()
@@ -53,7 +85,14 @@ def serve(conn: Connection) -> None:
             return
         if request is None:
             return
-        conn.send(run_program(request))
+        result = _answer(request)
+        try:
+            conn.send(result)
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:
+            # Connection.send pickles before writing, so the pipe is still clean here.
+            from gui.model.runner import failed_result
+
+            conn.send(failed_result(request, internal_error(exc)))
         runs += 1
         if runs % COLLECT_EVERY_RUNS == 0 or not conn.poll(IDLE_BEFORE_COLLECT_SECONDS):
             gc.collect()

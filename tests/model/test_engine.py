@@ -264,3 +264,11 @@ def test_tutorial_seed_and_print_options_work_and_do_not_leak() -> None:
     assert result.error is None and "." in result.printed[0].text
     plain = run_program(RunRequest(code="print(tensor([1.23456]))\n"))
     assert plain.printed[0].text == "tensor([1.2346])"
+
+
+def test_a_shape_change_is_a_structure_change() -> None:
+    code = "x = torch.randn({n}, requires_grad=True)\ny = (x * 2).sum()\n"
+    a, b = (run_program(RunRequest(code=code.format(n=n))) for n in (3, 4))
+    assert a.graph is not None and b.graph is not None
+    assert [n.key for n in a.graph.nodes] == [n.key for n in b.graph.nodes]
+    assert a.graph.structure_key != b.graph.structure_key

@@ -25,7 +25,8 @@ from gui.model.explain import (
     explain_runaway,
     explain_warning,
 )
-from gui.model.explain_rules import Advice, Rule, broadcasts_to, expand, render
+from gui.model.explain_rules import Advice, Rule
+from gui.model.explain_source import broadcasts_to, expand, render
 from gui.model.results import Explanation
 
 

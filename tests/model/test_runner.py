@@ -59,3 +59,34 @@ def test_refused_code_never_reaches_the_child(engine_process: EngineProcess) -> 
 def test_results_cross_the_process_boundary(engine_process: EngineProcess) -> None:
     result = engine_process.run(RunRequest(code=OK))
     assert result.graph is not None and result.steps[0].flows
+
+
+@pytest.mark.slow
+def test_a_large_tensor_is_summarised_not_copied(engine_process: EngineProcess) -> None:
+    result = engine_process.run(
+        RunRequest(
+            code="x = torch.ones(8000, 8000, requires_grad=True)\ny = (x * 2).sum()\n",
+            time_limit=10,
+        )
+    )
+    assert result.error is None, result.error
+    info = result.tensors["x"]
+    assert info.value.values is None and info.value.summary is not None
+    assert info.value.summary.mean == 1.0
+    assert (
+        info.grad is not None and info.grad.summary is not None and info.grad.summary.maximum == 2.0
+    )
+
+
+def test_an_engine_failure_is_reported_and_the_child_keeps_serving(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from gui.model import worker
+
+    def broken(request: RunRequest) -> None:
+        raise ValueError("boom")
+
+    monkeypatch.setattr("gui.model.engine.run_program", broken)
+    result = worker._answer(RunRequest(code=OK))
+    assert result.error is not None and result.error.kind == "engine-error"
+    assert "boom" in result.error.message
