@@ -10,6 +10,18 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from gui.model.spec import DEFAULT_TIME_LIMIT_SECONDS
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError("give a time between 0 and 3600 seconds")
+    return value
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -23,6 +35,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="run the session without a window and write result.json, script.py and "
         "graph.svg into DIR",
+    )
+    parser.add_argument(
+        "--time-limit",
+        metavar="SECONDS",
+        type=_positive_seconds,
+        default=DEFAULT_TIME_LIMIT_SECONDS,
+        help=f"stop the session's code after this long (default {DEFAULT_TIME_LIMIT_SECONDS})",
     )
     return parser
 
@@ -39,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         from gui.model.export import export_session
 
-        return export_session(args.session, args.export)
+        return export_session(args.session, args.export, time_limit=args.time_limit)
     from gui.cli_summary import summarize
 
-    return summarize(args.session)
+    return summarize(args.session, time_limit=args.time_limit)

@@ -6,12 +6,14 @@ printed. Without a session it runs the first lesson.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from typing import TextIO
 
 from gui.model.results import RunResult
 from gui.model.runner import EngineProcess
 from gui.model.session_file import SessionFileError, load_session
+from gui.model.spec import DEFAULT_TIME_LIMIT_SECONDS
 from gui.model.tensor_format import format_tensor
 from gui.resources import lesson_paths
 
@@ -50,7 +52,12 @@ def report(result: RunResult) -> str:
     return "\n".join(out)
 
 
-def summarize(path: str | None, stdout: TextIO = sys.stdout, stderr: TextIO = sys.stderr) -> int:
+def summarize(
+    path: str | None,
+    time_limit: float = DEFAULT_TIME_LIMIT_SECONDS,
+    stdout: TextIO = sys.stdout,
+    stderr: TextIO = sys.stderr,
+) -> int:
     """Run the session at ``path`` (default: the first lesson) and print :func:`report`."""
     session_path = path or str(lesson_paths()[0])
     try:
@@ -60,7 +67,7 @@ def summarize(path: str | None, stdout: TextIO = sys.stdout, stderr: TextIO = sy
         return 2
     engine = EngineProcess()
     try:
-        result = engine.run(session.request())
+        result = engine.run(dataclasses.replace(session.request(), time_limit=time_limit))
     finally:
         engine.close()
     if session.title:

@@ -285,6 +285,17 @@ class _Run:
         return walk_graph(output, self.naming, name).graph
 
 
+NO_TENSOR = Explanation(
+    kind="no-output",
+    message="The program ran but made no tensor to differentiate.",
+    explanation="Autograd works on tensors: there is no graph until the program creates one, "
+    "for example a leaf with requires_grad=True and something computed from it.",
+    fix="Start with `x = torch.tensor([1., 2., 3.], requires_grad=True)` and then "
+    "`y = (x ** 2).sum()`.",
+    severity="warning",
+)
+
+
 def _has_grad_fn(t: torch.Tensor) -> bool:
     return t.grad_fn is not None
 
@@ -404,7 +415,11 @@ def _result(
         steps=tuple(s.record for s in run.steps),
         printed=tuple(run.printed.lines),
         error=error,
-        warnings=(*run.bindings.notes, *run.warned.explained),
+        warnings=(
+            *run.bindings.notes,
+            *run.warned.explained,
+            *((NO_TENSOR,) if output is None and error is None else ()),
+        ),
         seed=run.request.seed,
         output_truncated=run.printed.truncated,
         elapsed_seconds=time.perf_counter() - started,

@@ -6,6 +6,7 @@ Runs a session with no window and writes ``result.json`` (everything the engine 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from gui.model.jsonio import result_document
 from gui.model.results import RunResult, StepRecord
 from gui.model.runner import EngineProcess, refusal
 from gui.model.session_file import SessionFileError, load_session
+from gui.model.spec import DEFAULT_TIME_LIMIT_SECONDS
 from gui.model.svg_export import render_svg
 
 EXIT_OK = 0
@@ -56,7 +58,12 @@ def _empty_svg(text: str) -> str:
     )
 
 
-def export_session(session_path: str, out_dir: str, stderr: TextIO = sys.stderr) -> int:
+def export_session(
+    session_path: str,
+    out_dir: str,
+    time_limit: float = DEFAULT_TIME_LIMIT_SECONDS,
+    stderr: TextIO = sys.stderr,
+) -> int:
     """Run ``session_path`` headless into ``out_dir``; return the process exit status."""
     try:
         session = load_session(session_path)
@@ -68,7 +75,7 @@ def export_session(session_path: str, out_dir: str, stderr: TextIO = sys.stderr)
         where = f"line {refused.line}" + (f", column {refused.column}" if refused.column else "")
         print(f"error: {session_path}: code refused at {where}: {refused.message}", file=stderr)
         return EXIT_BAD_INPUT
-    request = session.request()
+    request = dataclasses.replace(session.request(), time_limit=time_limit)
     engine = EngineProcess()
     try:
         result = engine.run(request)

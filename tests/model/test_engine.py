@@ -272,3 +272,10 @@ def test_a_shape_change_is_a_structure_change() -> None:
     assert a.graph is not None and b.graph is not None
     assert [n.key for n in a.graph.nodes] == [n.key for n in b.graph.nodes]
     assert a.graph.structure_key != b.graph.structure_key
+
+
+def test_a_program_without_tensors_says_so() -> None:
+    result = run_program(RunRequest(code="a = 1 + 2\nprint(a)\n"))
+    assert result.error is None and result.output is None and result.graph is None
+    assert [w.kind for w in result.warnings] == ["no-output"]
+    assert result.printed[0].text == "3"

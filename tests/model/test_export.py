@@ -130,3 +130,31 @@ def test_every_lesson_exports(tmp_path: Path, name: str) -> None:
     doc = json.loads((tmp_path / "result.json").read_text())
     assert doc["error"] is None and doc["steps"]
     ET.fromstring((tmp_path / "graph.svg").read_text())
+
+
+@pytest.mark.slow
+def test_runaway_code_in_an_export_is_reported_in_the_result(tmp_path: Path) -> None:
+    session = write_session(
+        tmp_path, code="x = tensor(1., requires_grad=True)\nwhile True:\n    x = x * 1\n"
+    )
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "main.py"),
+            str(session),
+            "--export",
+            str(out),
+            "--time-limit",
+            "0.5",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads((out / "result.json").read_text())
+    assert doc["error"]["kind"] == "runaway-code"
+    assert "0.5" in doc["error"]["message"] or "second" in doc["error"]["message"]
+    ET.fromstring((out / "graph.svg").read_text())
