@@ -217,6 +217,15 @@ def _legend(
         + "".join(swatches)
         + "</TR></TABLE>"
     )
+    if step is not None and step.error is not None:
+        # Without this the seed's colour on the output reads as if backward had worked.
+        first_line = step.error.message.splitlines()[0]
+        if len(first_line) > 90:
+            first_line = first_line[:87] + "..."
+        rows.append(
+            f'<FONT COLOR="#b2182b">Backward step {step.index + 1} failed: '
+            f"{escape(first_line)}</FONT>"
+        )
     if graph.truncated:
         rows.append("The graph was cut short: too many nodes to walk them all")
     body = "".join(f"<TR><TD>{row}</TD></TR>" for row in rows)

@@ -76,6 +76,7 @@ def test_export_of_a_session_whose_code_fails_still_succeeds(tmp_path: Path) -> 
     )
     assert doc["error"]["explanation"]
     assert doc["leaves"]["x"]["grad"] is None
+    assert "Backward step 1 failed: Mismatch in shape" in (out / "graph.svg").read_text()
 
 
 @pytest.mark.parametrize(
