@@ -58,6 +58,11 @@ def _empty_svg(text: str) -> str:
     )
 
 
+def _one_line(message: str, stream: TextIO) -> None:
+    """Scripts read the first stderr line: field names from a file may hold newlines."""
+    print(" ".join(message.split()), file=stream)
+
+
 def export_session(
     session_path: str,
     out_dir: str,
@@ -68,12 +73,12 @@ def export_session(
     try:
         session = load_session(session_path)
     except SessionFileError as exc:
-        print(f"error: {exc}", file=stderr)
+        _one_line(f"error: {exc}", stderr)
         return EXIT_BAD_INPUT
     refused = refusal(session.code)
     if refused is not None:
         where = f"line {refused.line}" + (f", column {refused.column}" if refused.column else "")
-        print(f"error: {session_path}: code refused at {where}: {refused.message}", file=stderr)
+        _one_line(f"error: {session_path}: code refused at {where}: {refused.message}", stderr)
         return EXIT_BAD_INPUT
     request = dataclasses.replace(session.request(), time_limit=time_limit)
     engine = EngineProcess()

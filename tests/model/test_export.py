@@ -86,6 +86,7 @@ def test_export_of_a_session_whose_code_fails_still_succeeds(tmp_path: Path) -> 
         (b'{"format": "autograd-explorer/1"}', "code"),
         (b'{"format": "autograd-explorer/1", "code": "x = 1", "colour": 1}', "colour"),
         (b"\xff\xfe", "UTF-8"),
+        (b'{"format": "autograd-explorer/1", "code": "", "a\\nb": 1}', "unknown field"),
     ],
 )
 def test_invalid_files_exit_2_with_one_line(tmp_path: Path, contents: bytes, expected: str) -> None:
