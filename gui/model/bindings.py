@@ -9,6 +9,7 @@ warnings, never errors: a stale slider value must not stop a program from runnin
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from typing import Any
 
@@ -157,6 +158,8 @@ class Bindings:
             if t is None:
                 continue
             grad, warning = self._grad_of(name, t)
+            if warning is not None:
+                warning = dataclasses.replace(warning, line=self.first_line.get(name))
             infos[name] = TensorInfo(
                 name=name,
                 value=tensor_data(t),

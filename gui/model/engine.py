@@ -224,6 +224,10 @@ class _Run:
 
     def explain(self, exc: BaseException) -> Explanation:
         line, column = exception_position(exc)
+        if line is None and self.backward_context.tensor is not None:
+            # A session step has no line of its own: point at where its tensor is made,
+            # which is where the fix (``.sum()``, a different shape...) goes.
+            line = self.bindings.first_line.get(self.backward_context.tensor)
         if isinstance(exc, guard.CodeRefusedAtRuntime):
             return explain.explain_refusal(
                 exc.message, _refused_construct(self._source(line)), line=line, column=column

@@ -90,6 +90,7 @@ def test_vector_backward_without_gradient_is_torchs_error() -> None:
     assert result.error.message == "grad can be implicitly created only for scalar outputs"
     assert "y.sum().backward()" in result.error.fix and "torch.ones_like(y)" in result.error.fix
     assert result.steps[0].error == result.error
+    assert result.error.line == 2, "points at `y = x**2`, where the fix goes"
 
 
 # -- 3. chain rule, leaves only -------------------------------------------------------
@@ -117,6 +118,7 @@ def test_non_leaf_grads_are_none_with_torchs_warning() -> None:
         assert info.grad_warning.kind == "non-leaf-grad"
         assert "is not a leaf Tensor is being accessed" in info.grad_warning.message
         assert f"{name}.retain_grad()" in info.grad_warning.fix
+        assert info.grad_warning.line == info.line
     assert result.tensors["x"].grad_warning is None
 
 
