@@ -12,9 +12,6 @@ import sys
 import time
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from gui.model.layout import layout_graph
 from gui.model.results import (
