@@ -10,7 +10,7 @@ every number and every error is exactly what plain PyTorch gives.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import torch
@@ -45,7 +45,6 @@ class RecordedStep:
     walked: WalkedGraph | None
     root_fn: Any
     error: BaseException | None = None
-    keepalive: list[Any] = field(default_factory=list)
 
 
 def record_backward(

@@ -55,9 +55,6 @@ class WalkedGraph:
     graph: Graph
     functions: dict[str, Any]  # key -> torch.autograd.graph.Node
 
-    def key_of(self) -> dict[int, str]:
-        return {id(fn): key for key, fn in self.functions.items()}
-
 
 def _leaf_node(key: str, variable: torch.Tensor, naming: Naming) -> GraphNode:
     var = naming.name_of_tensor(variable)

@@ -17,7 +17,7 @@ RESULT_FORMAT = "autograd-explorer-result/1"
 
 
 def to_jsonable(value: Any) -> Any:
-    """Dataclasses, tuples and numbers -> plain JSON values, iteratively safe for depth."""
+    """Dataclasses, tuples and numbers -> plain JSON values."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, dict):

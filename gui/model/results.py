@@ -47,10 +47,6 @@ class TensorData:
             n *= d
         return n
 
-    @property
-    def is_scalar(self) -> bool:
-        return self.shape == ()
-
 
 FULL_VALUES_LIMIT = 4096
 
@@ -259,10 +255,3 @@ class RunResult:
     seed: int
     output_truncated: bool = False
     elapsed_seconds: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
-
-    def leaf_grad(self, name: str) -> TensorData | None:
-        return self.tensors[name].grad

@@ -53,8 +53,3 @@ def snapshot(t: torch.Tensor) -> torch.Tensor:
     """
     d = t.detach()
     return d.clone() if d.numel() <= FULL_VALUES_LIMIT else d
-
-
-def as_float_list(t: torch.Tensor) -> list[float]:
-    """Flattened float64 values, for comparisons that must not depend on dtype."""
-    return [float(v) for v in t.detach().reshape(-1).to(torch.float64).tolist()]
