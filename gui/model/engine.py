@@ -49,7 +49,10 @@ from gui.model.results import Explanation, Graph, RunResult, TensorData
 from gui.model.spec import BackwardStep, RunRequest
 from gui.model.tensors import tensor_data
 
+# A training loop can call backward thousands of times; past these budgets a step records
+# only the leaves' gradients, so the result stays small enough to send and draw quickly.
 MAX_DETAILED_STEPS = 100
+MAX_DETAILED_NODES = 20_000
 MAX_STEPS = 10_000
 
 
@@ -163,13 +166,17 @@ class _Run:
             self.bindings.leaves(),
             self.naming,
             self.raw_backward,
-            detailed=len(self.steps) < MAX_DETAILED_STEPS,
+            detailed=self._detail_budget_left(),
             explain=self.explain,
             retained=self.bindings.retaining(),
         )
         self.backward_context = explain.ErrorContext()
         self.steps.append(recorded)
         return recorded
+
+    def _detail_budget_left(self) -> bool:
+        walked = sum(len(s.record.graph.nodes) for s in self.steps if s.record.graph is not None)
+        return len(self.steps) < MAX_DETAILED_STEPS and walked < MAX_DETAILED_NODES
 
     def _grads_were_zeroed(self) -> bool:
         """Whether the leaves' gradients were zeroed (or set to None) since the last step.

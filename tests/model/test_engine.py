@@ -279,3 +279,27 @@ def test_a_program_without_tensors_says_so() -> None:
     assert result.error is None and result.output is None and result.graph is None
     assert [w.kind for w in result.warnings] == ["no-output"]
     assert result.printed[0].text == "3"
+
+
+def test_a_long_training_loop_records_every_step_and_details_the_first() -> None:
+    code = (
+        "w = torch.tensor([1., -2.], requires_grad=True)\n"
+        "for i in range(150):\n"
+        "    loss = ((w - 3) ** 2).sum()\n"
+        "    loss.backward()\n"
+        "    with torch.no_grad():\n"
+        "        w -= 0.1 * w.grad\n"
+        "    w.grad.zero_()\n"
+    )
+    result = run_program(RunRequest(code=code))
+    assert result.error is None
+    assert len(result.steps) == 150
+    assert [s.details_dropped for s in result.steps].index(True) == 100
+    assert all(s.zero_grad for s in result.steps[1:])
+    w = torch.tensor([1.0, -2.0], requires_grad=True)
+    for _ in range(150):
+        ((w - 3) ** 2).sum().backward()
+        with torch.no_grad():
+            w -= 0.1 * w.grad
+        w.grad.zero_()
+    assert result.tensors["w"].value.values == w.tolist()
