@@ -67,6 +67,7 @@ class _Run:
         self.recorder = ForwardRecorder(self.naming)
         self.bindings = Bindings(self.namespace, self.naming, request.values, request.retain_grad)
         self.steps: list[RecordedStep] = []
+        self.walked_nodes = 0  # graph nodes recorded across steps, for the detail budget
         self.printed = PrintCapture(lambda: len(self.steps))
         self.warned = WarningCapture(self._warning_context)
         self.last_backward_tensor: torch.Tensor | None = None
@@ -153,30 +154,30 @@ class _Run:
             raise RuntimeError(f"more than {MAX_STEPS} backward calls: stopped")
         self.last_backward_tensor = call.tensor
         gradient = call.gradient
+        leaves = self.bindings.leaves()
         self.backward_context = explain.ErrorContext(
             tensor=call.name,
             tensor_shape=tuple(call.tensor.shape),
             gradient_shape=tuple(gradient.shape) if isinstance(gradient, torch.Tensor) else None,
             source_line=self._source(call.line),
-            leaves=tuple(self.bindings.leaves()),
+            leaves=tuple(leaves),
         )
+        detailed = len(self.steps) < MAX_DETAILED_STEPS and self.walked_nodes < MAX_DETAILED_NODES
         recorded = record_backward(
             call,
             len(self.steps),
-            self.bindings.leaves(),
+            leaves,
             self.naming,
             self.raw_backward,
-            detailed=self._detail_budget_left(),
+            detailed=detailed,
             explain=self.explain,
             retained=self.bindings.retaining(),
         )
+        if recorded.record.graph is not None:
+            self.walked_nodes += len(recorded.record.graph.nodes)
         self.backward_context = explain.ErrorContext()
         self.steps.append(recorded)
         return recorded
-
-    def _detail_budget_left(self) -> bool:
-        walked = sum(len(s.record.graph.nodes) for s in self.steps if s.record.graph is not None)
-        return len(self.steps) < MAX_DETAILED_STEPS and walked < MAX_DETAILED_NODES
 
     def _grads_were_zeroed(self) -> bool:
         """Whether the leaves' gradients were zeroed (or set to None) since the last step.
