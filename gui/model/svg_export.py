@@ -4,30 +4,25 @@ Graphviz does the drawing: every node gets its text lines (:func:`~gui.model.lay
 as an HTML-like label, a fill from the shared diverging scale (:mod:`gui.model.colors`) and
 a border/dash style per kind; ``dot`` places everything and renders SVG in-process.
 
-After a backward step the data edges carry the gradient flowing back along them: for an
-edge feeding input ``i`` of node ``T`` that is ``flows[T].leaving[i]``, the vector-Jacobian
-product ``T`` sent to that input. One scale covers every number in the picture, so equal
-gradients have equal colours wherever they appear.
+Which gradient each box and edge shows, and how edges are stroked, comes from
+:mod:`gui.model.graph_paint`, shared with the window's graph panel. One scale covers every
+number in the picture, so equal gradients have equal colours wherever they appear.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from dataclasses import dataclass
 from html import escape
 
 from gui.model.colors import (
-    EDGE_COLOR,
     KIND_BORDER,
     KIND_FILL,
     LINK_COLOR,
     diverging_color,
-    dominant_value,
-    scale_for,
     tensor_color,
     text_color_on,
 )
+from gui.model.graph_paint import Gradients, edge_label, edge_stroke, gradients
 from gui.model.layout import (
     FONT_SIZE,
     PAD_X,
@@ -38,18 +33,13 @@ from gui.model.layout import (
     text_width,
 )
 from gui.model.results import Graph, GraphEdge, GraphNode, StepRecord, TensorData
-from gui.model.tensor_format import format_number, format_shape, format_tensor
+from gui.model.tensor_format import format_number
 
 # The font Graphviz writes into the SVG: it becomes ``font-family="Helvetica,sans-Serif"``,
 # which every viewer resolves to a sans font (a bare "DejaVu Sans" falls back to serif in
 # browsers that lack it). Box widths are measured with wider DejaVu metrics, so text fits.
 FONT_NAME = "Helvetica"
 EDGE_FONT_SIZE = 9.0
-# Edges are thin lines on white: colours nearer the neutral centre would vanish, so edge
-# colours start this far along the scale.
-_EDGE_MIN_TINT = 0.35
-_EDGE_MAX_EXTRA_WIDTH = 3.0
-_EDGE_LABEL_MAX_ELEMENTS = 4
 
 _STYLE = {
     "leaf": ("rounded,filled", 2.2),
@@ -58,55 +48,6 @@ _STYLE = {
     "saved": ("rounded,filled,dashed", 1.2),
     "output": ("rounded,filled", 3.2),
 }
-
-
-@dataclass(frozen=True)
-class _Gradients:
-    """Everything gradient-valued in the picture, resolved once."""
-
-    nodes: dict[str, TensorData | None]
-    edges: dict[int, TensorData | None]
-    scale: float
-
-
-def _node_gradient(
-    node: GraphNode, step: StepRecord | None, leaf_grads: dict[str, TensorData | None]
-) -> TensorData | None:
-    """The gradient a node's box shows and is coloured by."""
-    if node.kind == "leaf":
-        return leaf_grads.get(node.var or node.label)
-    if step is None:
-        return None
-    if node.kind == "output":
-        if step.gradient is None and step.error is not None:
-            return None  # e.g. "grad can be implicitly created only for scalar outputs"
-        # backward() on a scalar is backward(1): show the implicit seed as the 1 it is.
-        return step.gradient or TensorData((), "float32", 1.0)
-    flow = step.flows.get(node.key)
-    if node.kind == "function" and flow is not None and len(flow.arriving) == 1:
-        return flow.arriving[0]
-    return None
-
-
-def _edge_gradient(edge: GraphEdge, step: StepRecord | None) -> TensorData | None:
-    if step is None or edge.kind != "data" or edge.input_index is None:
-        return None
-    flow = step.flows.get(edge.target)
-    if flow is None or edge.input_index >= len(flow.leaving):
-        return None
-    return flow.leaving[edge.input_index]
-
-
-def _gradients(
-    graph: Graph, step: StepRecord | None, leaf_grads: dict[str, TensorData | None]
-) -> _Gradients:
-    nodes = {n.key: _node_gradient(n, step, leaf_grads) for n in graph.nodes}
-    edges = {i: _edge_gradient(e, step) for i, e in enumerate(graph.edges)}
-    tensors: list[TensorData | None] = [*nodes.values(), *edges.values()]
-    if step is not None:
-        tensors += [t for flow in step.flows.values() for t in flow.arriving]
-    dominant = (dominant_value(t) for t in tensors)
-    return _Gradients(nodes, edges, scale_for(v for v in dominant if v is not None))
 
 
 def _html_label(lines: list[str]) -> str:
@@ -119,17 +60,8 @@ def _html_label(lines: list[str]) -> str:
     )
 
 
-def _edge_label(t: TensorData) -> str:
-    """A gradient short enough to sit beside an edge."""
-    if t.numel <= _EDGE_LABEL_MAX_ELEMENTS:
-        return format_tensor(t, _EDGE_LABEL_MAX_ELEMENTS)
-    v = dominant_value(t)
-    biggest = "?" if v is None else format_number(abs(v))
-    return f"{format_shape(t.shape)} max|g| {biggest}"
-
-
 def _node_attrs(
-    node: GraphNode, grads: _Gradients, compact: bool, step: StepRecord | None
+    node: GraphNode, grads: Gradients, compact: bool, step: StepRecord | None
 ) -> dict[str, str]:
     grad = grads.nodes[node.key]
     fill = tensor_color(grad, grads.scale) or KIND_FILL[node.kind]
@@ -163,19 +95,10 @@ def _edge_attrs(
 ) -> dict[str, str]:
     if edge.kind == "constant":
         return {"color": LINK_COLOR, "penwidth": "1"}
-    v = dominant_value(grad)
-    if v is None or grad is None:
-        return {"color": EDGE_COLOR, "penwidth": "1.2"}
-    if not math.isfinite(v):
-        color, extra = diverging_color(v, scale), _EDGE_MAX_EXTRA_WIDTH
-    else:
-        t = min(1.0, abs(v) / scale)
-        color = diverging_color(math.copysign(max(t, _EDGE_MIN_TINT), v) * scale, scale)
-        color = color if v != 0 else EDGE_COLOR
-        extra = _EDGE_MAX_EXTRA_WIDTH * t
-    attrs = {"color": color, "penwidth": f"{1.2 + extra:.2f}"}
-    if not compact:
-        label = _edge_label(grad)
+    color, width = edge_stroke(grad, scale)
+    attrs = {"color": color, "penwidth": f"{width:.2f}"}
+    if grad is not None and not compact:
+        label = edge_label(grad)
         attrs.update(label=f" {label} ", fontcolor="#303030", tooltip=f"gradient {label}")
     return attrs
 
@@ -255,8 +178,8 @@ def render_svg(
     """
     compact = is_compact(graph)
     names = {node.key: f"n{i}" for i, node in enumerate(graph.nodes)}
-    grads = _gradients(graph, step, leaf_grads)
-    has_gradients = any(t is not None for t in grads.nodes.values())
+    grads = gradients(graph, step, leaf_grads)
+    has_gradients = grads.any
     g = build_agraph(
         graph,
         names,
