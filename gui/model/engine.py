@@ -197,14 +197,18 @@ class _Run:
                 return False
         return had_grad
 
+    def zero_leaf_grads(self) -> None:
+        """``.grad.zero_()`` on every leaf that has a gradient, as a training loop does."""
+        for leaf in self.bindings.leaves().values():
+            if leaf.grad is not None:
+                leaf.grad.zero_()
+
     def run_session_steps(
         self, output: torch.Tensor, name: str | None, steps: tuple[BackwardStep, ...]
     ) -> Explanation | None:
         for step in steps:
             if step.zero_grad:
-                for leaf in self.bindings.leaves().values():
-                    if leaf.grad is not None:
-                        leaf.grad.zero_()
+                self.zero_leaf_grads()
             try:
                 gradient = (
                     None
@@ -401,6 +405,8 @@ def run_program(request: RunRequest) -> RunResult:
             if steps is None:
                 steps = () if run.steps else (BackwardStep(),)
             error = run.run_session_steps(output, name, steps)
+        if error is None and request.zero_grad_after:
+            run.zero_leaf_grads()
         # After the steps: the first one on the output walked its graph before freeing it.
         graph = run.output_graph(output, name) if output is not None else None
     return _result(run, output, name, graph, error, started)

@@ -40,6 +40,8 @@ class RunRequest:
     ``steps`` run after the program's own code, in order; ``None`` means "one implicit step
     unless the code already calls backward itself". ``retain_grad`` names intermediate
     tensors whose ``.grad`` should be kept (``tensor.retain_grad()`` right after assignment).
+    ``zero_grad_after`` zeroes every leaf's ``.grad`` after the steps (the window's "Zero
+    grad" button, pressed after the last backward call).
     """
 
     code: str
@@ -49,3 +51,4 @@ class RunRequest:
     seed: int = DEFAULT_SEED
     retain_grad: tuple[str, ...] = ()
     time_limit: float = DEFAULT_TIME_LIMIT_SECONDS
+    zero_grad_after: bool = False

@@ -1,0 +1,711 @@
+"""The window's single source of truth: what the user asked for and what came back.
+
+Every user action is one method call (``set_input("x", 1, 3.5)``). The session changes its
+state only if the value really changed, asks the engine for a new result through a
+:class:`Dispatcher` (off the GUI thread in the app, inline in tests), and emits one frozen
+:class:`Snapshot` on ``changed`` per change. Panels render snapshots; none of them talks
+to another. No Qt here: the dispatcher is the only thing the app injects.
+
+A run is the user's program replayed from scratch, followed by the session's backward
+calls (``steps``). The gradient and option controls edit the *last* step; "Backward" adds
+another call (so ``.grad`` accumulates, as in torch) and "Zero grad" zeroes every leaf's
+``.grad`` after the calls. While a run is in flight, further changes coalesce into one
+follow-up run with the newest state, so dragging a slider never queues up work.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, Protocol, TypeVar
+
+from psygnal import Signal
+
+from gui.model import nested
+from gui.model.layout import GraphLayout, layout_graph
+from gui.model.results import (
+    Explanation,
+    Graph,
+    NestedValues,
+    RunResult,
+    StepRecord,
+    TensorData,
+)
+from gui.model.session_file import Session as SessionFile
+from gui.model.session_file import load_session, save_session
+from gui.model.spec import DEFAULT_SEED, DEFAULT_TIME_LIMIT_SECONDS, BackwardStep, RunRequest
+
+T = TypeVar("T")
+
+# The key under which the gradient sliders' range is kept next to the leaves' ranges; not
+# an identifier, so it can never clash with a variable name.
+GRADIENT_RANGE = "@gradient"
+FixKind = Literal["sum", "mean", "ones_like", "retain_graph"]
+Preset = Literal["ones", "zeros", "one_hot", "scale"]
+# The one-click fixes offered for an error a session backward call ran into.
+_FIXES: dict[str, tuple[FixKind, ...]] = {
+    "non-scalar-backward": ("sum", "mean", "ones_like"),
+    "backward-twice": ("retain_graph",),
+}
+
+
+class Dispatcher(Protocol):
+    """Runs ``work`` somewhere and hands its return value to ``done`` on the caller's thread."""
+
+    def submit(self, work: Callable[[], T], done: Callable[[T], None]) -> None: ...
+
+
+class ImmediateDispatcher:
+    """Runs work inline: deterministic, for tests and scripts without an event loop."""
+
+    def submit(self, work: Callable[[], T], done: Callable[[T], None]) -> None:
+        done(work())
+
+
+@dataclass(frozen=True)
+class InputRange:
+    """A slider's range and step for one tensor."""
+
+    low: float
+    high: float
+    step: float
+
+    def __post_init__(self) -> None:
+        values = (self.low, self.high, self.step)
+        if not all(math.isfinite(v) for v in values):
+            raise ValueError("a range needs finite numbers")
+        if not self.low < self.high:
+            raise ValueError(f"the low end {self.low:g} must be below the high end {self.high:g}")
+        if not 0 < self.step <= self.high - self.low:
+            raise ValueError(f"the step {self.step:g} must be positive and fit in the range")
+
+
+def _nice_ceiling(value: float) -> float:
+    """The smallest of 1, 2, 5 × 10^k that is at least ``value``."""
+    exponent = math.floor(math.log10(value))
+    for mantissa in (1.0, 2.0, 5.0, 10.0):
+        candidate = mantissa * 10.0**exponent
+        if candidate >= value * (1 - 1e-12):
+            return candidate
+    return 10.0 ** (exponent + 1)
+
+
+def default_range(values: NestedValues | None) -> InputRange:
+    """A symmetric range that holds ``values`` with room to move: [1, 2, 3] gets ±5."""
+    finite = [
+        abs(float(v))
+        for v in (nested.flatten(values) if values is not None else [])
+        if isinstance(v, int | float) and math.isfinite(v)
+    ]
+    bound = _nice_ceiling(max([1.0, *(1.5 * v for v in finite)]))
+    return InputRange(-bound, bound, bound / 500)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything the panels show, frozen: the state and the last result.
+
+    ``result`` is what the panels draw: the newest result that has a graph (so broken code
+    leaves the last good picture on screen) or the newest result if none had one. ``error``
+    and ``warnings`` always belong to the newest run. ``stale`` says that ``result`` does not
+    reflect the current state (a run is pending, the code is broken, or live is off).
+    ``changes`` names what differs from the previous snapshot, so panels can skip work.
+    """
+
+    generation: int
+    changes: frozenset[str]
+    code: str
+    values: Mapping[str, NestedValues]
+    ranges: Mapping[str, InputRange]
+    output: str | None
+    steps: tuple[BackwardStep, ...] | None
+    zero_after: bool
+    retain_grad: tuple[str, ...]
+    live: bool
+    seed: int
+    result: RunResult | None
+    layout: GraphLayout | None
+    error: Explanation | None
+    warnings: tuple[Explanation, ...]
+    stale: bool
+    running: bool
+    selected_node: str | None
+    selected_step: int | None
+    path: str | None
+    title: str | None
+    notes: str | None
+    modified: bool
+
+    # -- derived views, for panels ---------------------------------------------------
+
+    @property
+    def graph(self) -> Graph | None:
+        return None if self.result is None else self.result.graph
+
+    @property
+    def leaves(self) -> tuple[str, ...]:
+        return () if self.result is None else self.result.leaves
+
+    def leaf_value(self, name: str) -> NestedValues | None:
+        """A leaf's current numbers: the user's override, else what the program made."""
+        if name in self.values:
+            return self.values[name]
+        info = None if self.result is None else self.result.tensors.get(name)
+        return None if info is None else info.value.values
+
+    def range_for(self, name: str) -> InputRange:
+        """The slider range of a leaf (or of the gradient, :data:`GRADIENT_RANGE`)."""
+        if name in self.ranges:
+            return self.ranges[name]
+        if name == GRADIENT_RANGE:
+            return default_range(self.current_step.gradient)
+        return default_range(self.leaf_value(name))
+
+    @property
+    def current_step(self) -> BackwardStep:
+        """The step the gradient and option controls edit: the last one."""
+        return self.steps[-1] if self.steps else BackwardStep()
+
+    @property
+    def output_value(self) -> TensorData | None:
+        return None if self.result is None else self.result.output_value
+
+    @property
+    def output_shape(self) -> tuple[int, ...] | None:
+        value = self.output_value
+        return None if value is None else value.shape
+
+    @property
+    def shown_step(self) -> StepRecord | None:
+        """The backward step whose gradients the graph shows (the chosen one, else the last)."""
+        steps = () if self.result is None else self.result.steps
+        if not steps:
+            return None
+        if self.selected_step is not None and 0 <= self.selected_step < len(steps):
+            return steps[self.selected_step]
+        return steps[-1]
+
+    @property
+    def leaf_grads(self) -> dict[str, TensorData | None]:
+        """Each leaf's ``.grad`` after the whole run."""
+        if self.result is None:
+            return {}
+        return {
+            name: info.grad
+            for name, info in self.result.tensors.items()
+            if name in self.result.leaves
+        }
+
+    @property
+    def code_calls_backward(self) -> bool:
+        return self.result is not None and any(s.source == "code" for s in self.result.steps)
+
+    @property
+    def fixes(self) -> tuple[FixKind, ...]:
+        """The one-click fixes that answer the newest error, if any.
+
+        Only errors of the session's own backward calls: the app cannot rewrite a
+        ``backward`` the user's code makes (the explanation's fix says what to change).
+        """
+        if self.error is None or self.result is None or not self.result.steps:
+            return ()
+        failed = self.result.steps[-1]
+        if failed.error is None or failed.source != "session":
+            return ()
+        return _FIXES.get(self.error.kind, ())
+
+
+@dataclass(frozen=True)
+class _State:
+    code: str
+    values: dict[str, NestedValues] = field(default_factory=dict)
+    ranges: dict[str, InputRange] = field(default_factory=dict)
+    output: str | None = None
+    steps: tuple[BackwardStep, ...] | None = None
+    zero_after: bool = False
+    retain_grad: tuple[str, ...] = ()
+    seed: int = DEFAULT_SEED
+    title: str | None = None
+    notes: str | None = None
+
+
+@dataclass(frozen=True)
+class _Computed:
+    request: RunRequest
+    result: RunResult
+    layout: GraphLayout | None
+
+
+class LayoutCache:
+    """Graph layouts by structure key: values changing never moves a node."""
+
+    def __init__(self, size: int = 16) -> None:
+        self._size = size
+        self._layouts: OrderedDict[str, GraphLayout] = OrderedDict()
+
+    def get(self, graph: Graph | None) -> GraphLayout | None:
+        if graph is None or not graph.nodes:
+            return None
+        layout = self._layouts.get(graph.structure_key)
+        if layout is None:
+            layout = layout_graph(graph)
+            self._layouts[graph.structure_key] = layout
+            if len(self._layouts) > self._size:
+                self._layouts.popitem(last=False)
+        else:
+            self._layouts.move_to_end(graph.structure_key)
+        return layout
+
+
+class Session:
+    """State of one window plus the newest result; emits a :class:`Snapshot` per change.
+
+    Parameters
+    ----------
+    run
+        Runs one request (``EngineProcess.run`` in the app); called through ``dispatcher``.
+    dispatcher
+        Where runs happen. The app passes one that uses a worker thread and delivers back on
+        the GUI thread; the default runs inline.
+    time_limit
+        Seconds a program may run before it is stopped.
+    """
+
+    changed = Signal(object)
+
+    def __init__(
+        self,
+        run: Callable[[RunRequest], RunResult],
+        dispatcher: Dispatcher | None = None,
+        time_limit: float = DEFAULT_TIME_LIMIT_SECONDS,
+    ) -> None:
+        self._run = run
+        self._dispatcher: Dispatcher = dispatcher or ImmediateDispatcher()
+        self._time_limit = time_limit
+        self._layouts = LayoutCache()
+        self._state = _State(code="")
+        self._live = True
+        self._generation = 0
+        self._shown: _Computed | None = None
+        self._latest: _Computed | None = None
+        self._in_flight = False
+        self._rerun = False
+        self._selected_node: str | None = None
+        self._selected_step: int | None = None
+        self._path: str | None = None
+        self._saved_state: _State | None = self._state
+        self._snapshot = self._make_snapshot(frozenset())
+
+    # -- reading -----------------------------------------------------------------------
+
+    @property
+    def snapshot(self) -> Snapshot:
+        return self._snapshot
+
+    def request(self) -> RunRequest:
+        """What the current state asks the engine for."""
+        s = self._state
+        return RunRequest(
+            code=s.code,
+            values=dict(s.values),
+            output=s.output,
+            steps=s.steps,
+            seed=s.seed,
+            retain_grad=s.retain_grad,
+            time_limit=self._time_limit,
+            zero_grad_after=s.zero_after,
+        )
+
+    # -- code and inputs ---------------------------------------------------------------
+
+    def set_code(self, code: str) -> None:
+        """New program text. Overrides of leaves whose defining line was edited are dropped,
+        so editing ``x = torch.tensor([1., 2.])`` takes effect instead of being overridden."""
+        s = self._state
+        if code == s.code:
+            return
+        values = {n: v for n, v in s.values.items() if not self._line_edited(n, s.code, code)}
+        self._change(replace(s, code=code, values=values), {"code", "values"})
+
+    def _line_edited(self, name: str, old: str, new: str) -> bool:
+        result = None if self._shown is None else self._shown.result
+        info = None if result is None else result.tensors.get(name)
+        if info is None or info.line is None:
+            return False
+        old_lines, new_lines = old.splitlines(), new.splitlines()
+        line = info.line - 1
+        old_text = old_lines[line] if line < len(old_lines) else None
+        return old_text is None or old_text not in new_lines
+
+    def set_input(self, name: str, index: int, value: float) -> None:
+        """One element (flat, row-major ``index``) of leaf ``name`` takes ``value``."""
+        current = self.snapshot.leaf_value(name)
+        if current is None:
+            raise KeyError(f"no leaf named {name!r} with known values")
+        if nested.flatten(current)[index] == value:
+            return
+        self.set_input_values(name, nested.with_element(current, index, value))
+
+    def set_input_values(self, name: str, values: NestedValues) -> None:
+        """All numbers of leaf ``name`` at once (the table editor, "reset")."""
+        s = self._state
+        if s.values.get(name) == values:
+            return
+        self._change(replace(s, values={**s.values, name: values}), {"values"})
+
+    def reset_input(self, name: str) -> None:
+        """Forget the override of ``name``: the program's own value comes back."""
+        s = self._state
+        if name not in s.values:
+            return
+        values = {n: v for n, v in s.values.items() if n != name}
+        self._change(replace(s, values=values), {"values"})
+
+    def set_range(self, name: str, value_range: InputRange) -> None:
+        """The slider range of leaf ``name`` (or :data:`GRADIENT_RANGE`); nothing reruns."""
+        s = self._state
+        if s.ranges.get(name) == value_range:
+            return
+        self._change(replace(s, ranges={**s.ranges, name: value_range}), {"ranges"}, run=False)
+
+    def set_seed(self, seed: int) -> None:
+        s = self._state
+        if seed != s.seed:
+            self._change(replace(s, seed=seed), {"seed"})
+
+    # -- backward ----------------------------------------------------------------------
+
+    def set_output(self, name: str | None) -> None:
+        """Which tensor the session's backward calls differentiate (``None``: automatic).
+
+        A different tensor has a different shape, so the gradient goes back to implicit.
+        """
+        s = self._state
+        if name == s.output:
+            return
+        steps = None if s.steps is None else tuple(replace(st, gradient=None) for st in s.steps)
+        self._change(replace(s, output=name, steps=steps), {"output", "steps"})
+
+    def set_gradient(self, gradient: NestedValues | None) -> None:
+        """The ``gradient`` argument of the last backward call (``None``: implicit 1)."""
+        self._edit_step(gradient=gradient)
+
+    def set_gradient_element(self, index: int, value: float) -> None:
+        """One element of the gradient argument; an implicit gradient becomes explicit."""
+        snap = self.snapshot
+        gradient = snap.current_step.gradient
+        if gradient is None:
+            shape = snap.output_shape
+            if shape is None:
+                raise ValueError("the output's shape is not known yet")
+            gradient = nested.full(shape, 1.0)
+        if nested.flatten(gradient)[index] == value and snap.current_step.gradient is not None:
+            return
+        self._edit_step(gradient=nested.with_element(gradient, index, value))
+
+    def apply_gradient_preset(
+        self,
+        preset: Literal["ones", "zeros", "one_hot", "scale"],
+        index: int = 0,
+        factor: float = 1,
+    ) -> None:
+        """Fill the gradient argument: ones, zeros, the basis vector e_index, or scaled."""
+        snap = self.snapshot
+        shape = snap.output_shape
+        if shape is None:
+            raise ValueError("the output's shape is not known yet")
+        if preset == "ones":
+            gradient = nested.full(shape, 1.0)
+        elif preset == "zeros":
+            gradient = nested.full(shape, 0.0)
+        elif preset == "one_hot":
+            gradient = nested.one_hot(shape, index)
+        else:
+            current = snap.current_step.gradient
+            base = current if current is not None else nested.full(shape, 1.0)
+            gradient = nested.scaled(base, factor)
+        self.set_gradient(gradient)
+
+    def set_options(
+        self,
+        *,
+        retain_graph: bool | None = None,
+        zero_grad: bool | None = None,
+        create_graph: bool | None = None,
+    ) -> None:
+        """Options of the last backward call; ``zero_grad`` zeroes grads before it."""
+        changes: dict[str, Any] = {
+            k: v
+            for k, v in (
+                ("retain_graph", retain_graph),
+                ("zero_grad", zero_grad),
+                ("create_graph", create_graph),
+            )
+            if v is not None
+        }
+        self._edit_step(**changes)
+
+    def _edit_step(self, **fields: Any) -> None:
+        s = self._state
+        steps = s.steps if s.steps else (BackwardStep(),)
+        last = replace(steps[-1], **fields)
+        if last == steps[-1] and s.steps:
+            return
+        self._change(replace(s, steps=(*steps[:-1], last)), {"steps"})
+
+    def set_retain_grad(self, name: str, keep: bool) -> None:
+        """Whether intermediate ``name`` keeps its ``.grad`` (``name.retain_grad()``)."""
+        s = self._state
+        if (name in s.retain_grad) == keep:
+            return
+        names = (*s.retain_grad, name) if keep else tuple(n for n in s.retain_grad if n != name)
+        self._change(replace(s, retain_grad=names), {"retain_grad"})
+
+    def backward(self) -> None:
+        """Call backward once more with the current gradient and options (runs even when
+        live is off). Gradients accumulate unless zeroing is on or "Zero grad" came first."""
+        s = self._state
+        base = s.steps
+        if base is None:
+            base = () if self.snapshot.code_calls_backward else (BackwardStep(),)
+        new = replace(base[-1] if base else BackwardStep(), zero_grad=False)
+        if s.zero_after or (base and base[-1].zero_grad):
+            new = replace(new, zero_grad=True)
+        state = replace(s, steps=(*base, new), zero_after=False)
+        self._selected_step = None
+        self._change(state, {"steps", "selection"}, force_run=True)
+
+    def zero_grad(self) -> None:
+        """Zero every leaf's ``.grad`` now, as ``x.grad.zero_()`` would (runs even when live
+        is off); the next "Backward" starts from zero."""
+        s = self._state
+        if s.zero_after:
+            return
+        self._change(replace(s, zero_after=True), {"steps"}, force_run=True)
+
+    def clear_steps(self) -> None:
+        """Back to a single backward call with the current gradient and options."""
+        s = self._state
+        last = self.snapshot.current_step
+        steps = (replace(last, zero_grad=False),)
+        if s.steps == steps and not s.zero_after:
+            return
+        self._change(replace(s, steps=steps, zero_after=False), {"steps"})
+
+    def apply_fix(self, kind: FixKind) -> None:
+        """One click on a suggested fix (see :attr:`Snapshot.fixes`).
+
+        ``"sum"``/``"mean"`` add ``loss = out.sum()`` to the program and differentiate that;
+        ``"ones_like"`` passes ``torch.ones_like(out)`` as the gradient instead;
+        ``"retain_graph"`` keeps the graph on every backward call but the last.
+        """
+        snap = self.snapshot
+        out = snap.result.output if snap.result is not None else None
+        if kind == "ones_like":
+            self.apply_gradient_preset("ones")
+            return
+        if kind == "retain_graph":
+            state = self._state
+            steps = state.steps or ()
+            kept = tuple(replace(st, retain_graph=True) for st in steps[:-1])
+            self._change(replace(state, steps=(*kept, *steps[-1:])), {"steps"})
+            return
+        if out is None:
+            raise ValueError("the output has no name to reduce")
+        taken = set(snap.result.tensors) if snap.result is not None else set()
+        name = "loss"
+        counter = 2
+        while name in taken or name in _assigned_names(snap.code):
+            name, counter = f"loss{counter}", counter + 1
+        code = snap.code if snap.code.endswith("\n") or not snap.code else snap.code + "\n"
+        code += f"{name} = {out}.{kind}()\n"
+        s = self._state
+        new_steps = None if s.steps is None else tuple(replace(st, gradient=None) for st in s.steps)
+        self._change(
+            replace(s, code=code, output=name, steps=new_steps), {"code", "output", "steps"}
+        )
+
+    # -- running -----------------------------------------------------------------------
+
+    def set_live(self, live: bool) -> None:
+        """Live: every change re-runs forward and backward. Off: only explicit runs."""
+        if live == self._live:
+            return
+        self._live = live
+        self._generation += 1
+        if live and self._needs_run():
+            self._schedule()
+        self._emit({"live"})
+
+    def run_now(self) -> None:
+        """Run the current state now (Ctrl+Enter, or after changes with live off)."""
+        self._schedule(force=True)
+        self._emit({"status"})
+
+    def _needs_run(self) -> bool:
+        return self._latest is None or self._latest.request != self.request()
+
+    def _change(
+        self, state: _State, changes: set[str], run: bool = True, force_run: bool = False
+    ) -> None:
+        self._state = state
+        self._generation += 1
+        if force_run or (run and self._live):
+            self._schedule(force=force_run)
+        self._emit(changes)
+
+    def _schedule(self, force: bool = False) -> None:
+        if self._in_flight:
+            self._rerun = True
+            return
+        if not force and not self._needs_run():
+            return
+        request = self.request()
+        self._in_flight = True
+        self._dispatcher.submit(lambda: self._compute(request), self._on_computed)
+
+    def _compute(self, request: RunRequest) -> _Computed:
+        # Runs on the dispatcher's thread: the engine and, when the structure changed,
+        # Graphviz. The cache is only touched here, one run at a time.
+        result = self._run(request)
+        return _Computed(request, result, self._layouts.get(result.graph))
+
+    def _on_computed(self, computed: _Computed) -> None:
+        self._in_flight = False
+        self._latest = computed
+        if computed.result.graph is not None or self._shown is None:
+            self._shown = computed
+            graph = computed.result.graph
+            keys = {n.key for n in graph.nodes} if graph is not None else set()
+            if self._selected_node is not None and self._selected_node not in keys:
+                self._selected_node = None
+            if self._selected_step is not None and self._selected_step >= len(
+                computed.result.steps
+            ):
+                self._selected_step = None
+        if self._rerun:
+            self._rerun = False
+            if self._needs_run():
+                self._schedule()
+        self._emit({"result"})
+
+    # -- selection ---------------------------------------------------------------------
+
+    def select_node(self, key: str | None) -> None:
+        """The graph node whose details are shown (``None``: none)."""
+        if key == self._selected_node:
+            return
+        self._selected_node = key
+        self._emit({"selection"})
+
+    def select_step(self, index: int | None) -> None:
+        """The backward step the graph shows (``None``: the last)."""
+        if index == self._selected_step:
+            return
+        self._selected_step = index
+        self._emit({"selection"})
+
+    # -- files -------------------------------------------------------------------------
+
+    def load(self, file: SessionFile, path: str | None = None) -> None:
+        """Replace the state with a session's (a lesson or a file); runs it."""
+        state = _State(
+            code=file.code,
+            values=dict(file.values),
+            output=file.output,
+            steps=file.backward,
+            retain_grad=file.retain_grad,
+            seed=file.seed,
+            title=file.title,
+            notes=file.notes,
+        )
+        self._path = path
+        self._saved_state = state
+        self._selected_node = None
+        self._selected_step = None
+        self._shown = None
+        self._latest = None
+        self._change(state, {"code", "values", "ranges", "output", "steps", "file"}, force_run=True)
+
+    def open(self, path: str | os.PathLike[str]) -> None:
+        """Load a session file; raises :class:`~gui.model.session_file.SessionFileError`
+        (and changes nothing) when the file cannot be used."""
+        file = load_session(path)
+        self.load(file, os.fspath(path))
+
+    def to_file(self) -> SessionFile:
+        """The state as a session file."""
+        s = self._state
+        return SessionFile(
+            code=s.code,
+            values=dict(s.values),
+            output=s.output,
+            backward=s.steps,
+            seed=s.seed,
+            retain_grad=s.retain_grad,
+            title=s.title,
+            notes=s.notes,
+        )
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the session atomically; raises ``OSError`` and leaves the old file alone."""
+        save_session(self.to_file(), path)
+        self._path = os.fspath(path)
+        self._saved_state = self._state
+        self._emit({"file"})
+
+    # -- emitting ----------------------------------------------------------------------
+
+    def _make_snapshot(self, changes: frozenset[str]) -> Snapshot:
+        s = self._state
+        shown = self._shown
+        latest = self._latest
+        current = self.request()
+        stale = (
+            self._in_flight
+            or shown is None
+            or shown.request != current
+            or (latest is not None and latest is not shown)
+        )
+        return Snapshot(
+            generation=self._generation,
+            changes=changes,
+            code=s.code,
+            values=dict(s.values),
+            ranges=dict(s.ranges),
+            output=s.output,
+            steps=s.steps,
+            zero_after=s.zero_after,
+            retain_grad=s.retain_grad,
+            live=self._live,
+            seed=s.seed,
+            result=None if shown is None else shown.result,
+            layout=None if shown is None else shown.layout,
+            error=None if latest is None else latest.result.error,
+            warnings=() if latest is None else latest.result.warnings,
+            stale=bool(stale and (shown is not None or self._in_flight)),
+            running=self._in_flight,
+            selected_node=self._selected_node,
+            selected_step=self._selected_step,
+            path=self._path,
+            title=s.title,
+            notes=s.notes,
+            modified=self._saved_state != s,
+        )
+
+    def _emit(self, changes: set[str]) -> None:
+        self._snapshot = self._make_snapshot(frozenset(changes))
+        self.changed.emit(self._snapshot)
+
+
+def _assigned_names(code: str) -> set[str]:
+    """Names assigned anywhere in ``code`` (cheap, textual): new names must not clash."""
+    names = set()
+    for line in code.splitlines():
+        head, sep, _ = line.partition("=")
+        if sep and head.strip().isidentifier():
+            names.add(head.strip())
+    return names
