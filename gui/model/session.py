@@ -34,6 +34,7 @@ from gui.model.results import (
     StepRecord,
     TensorData,
 )
+from gui.model.runner import failed_result
 from gui.model.session_file import Session as SessionFile
 from gui.model.session_file import load_session, save_session
 from gui.model.spec import DEFAULT_SEED, DEFAULT_TIME_LIMIT_SECONDS, BackwardStep, RunRequest
@@ -94,14 +95,14 @@ def _nice_ceiling(value: float) -> float:
 
 
 def default_range(values: NestedValues | None) -> InputRange:
-    """A symmetric range that holds ``values`` with room to move: [1, 2, 3] gets ±5."""
+    """A symmetric range that holds ``values`` with room to move: [1, 2, 3] gets ±5 by 0.005."""
     finite = [
         abs(float(v))
         for v in (nested.flatten(values) if values is not None else [])
         if isinstance(v, int | float) and math.isfinite(v)
     ]
-    bound = _nice_ceiling(max([1.0, *(1.5 * v for v in finite)]))
-    return InputRange(-bound, bound, bound / 500)
+    bound = _nice_ceiling(max([2.0, *(1.5 * v for v in finite)]))
+    return InputRange(-bound, bound, _nice_ceiling(bound / 1000))
 
 
 @dataclass(frozen=True)
@@ -570,8 +571,16 @@ class Session:
     def _compute(self, request: RunRequest) -> _Computed:
         # Runs on the dispatcher's thread: the engine and, when the structure changed,
         # Graphviz. The cache is only touched here, one run at a time.
-        result = self._run(request)
-        return _Computed(request, result, self._layouts.get(result.graph))
+        try:
+            result = self._run(request)
+        except Exception as exc:  # the engine process failed: say so, keep the window alive
+            result = failed_result(request, _engine_error(exc))
+        try:
+            layout = self._layouts.get(result.graph)
+        except Exception as exc:  # Graphviz refused: show the result without a picture
+            result = replace(result, warnings=(*result.warnings, _layout_error(exc)))
+            layout = None
+        return _Computed(request, result, layout)
 
     def _on_computed(self, computed: _Computed) -> None:
         self._in_flight = False
@@ -699,6 +708,25 @@ class Session:
     def _emit(self, changes: set[str]) -> None:
         self._snapshot = self._make_snapshot(frozenset(changes))
         self.changed.emit(self._snapshot)
+
+
+def _engine_error(exc: Exception) -> Explanation:
+    return Explanation(
+        kind="engine-error",
+        message=f"{type(exc).__name__}: {exc}",
+        explanation="The app could not run the program: the process that runs it failed.",
+        fix="Run again (Ctrl+Enter); if it keeps failing, restart the app.",
+    )
+
+
+def _layout_error(exc: Exception) -> Explanation:
+    return Explanation(
+        kind="layout-error",
+        message=f"{type(exc).__name__}: {exc}",
+        explanation="Graphviz could not lay out this graph, so it is not drawn.",
+        fix="Simplify the program; the numbers in the other panels are still right.",
+        severity="warning",
+    )
 
 
 def _assigned_names(code: str) -> set[str]:
