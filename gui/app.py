@@ -1,12 +1,15 @@
 """Command line entry point: the one place that wires the app together.
 
-``autograd-explorer SESSION.json --export DIR`` runs a session without a window. Qt is
-imported only when a window is shown, so the headless paths start fast and run anywhere.
+``autograd-explorer [SESSION.json]`` opens the window (on the welcome lesson by default);
+``--screenshot out.png`` renders it offscreen and exits; ``--export DIR`` and ``--report``
+run a session without a window. Qt is imported only when a window is shown: the engine's
+child process imports this module too, and must not pay for Qt.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -37,6 +40,16 @@ def _parser() -> argparse.ArgumentParser:
         "graph.svg into DIR",
     )
     parser.add_argument(
+        "--report",
+        action="store_true",
+        help="run the session without a window and print its numbers to the terminal",
+    )
+    parser.add_argument(
+        "--screenshot",
+        metavar="PNG",
+        help="open the window offscreen at 1280x720, wait for the result, save it as PNG, exit",
+    )
+    parser.add_argument(
         "--time-limit",
         metavar="SECONDS",
         type=_positive_seconds,
@@ -59,6 +72,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gui.model.export import export_session
 
         return export_session(args.session, args.export, time_limit=args.time_limit)
-    from gui.cli_summary import summarize
+    if args.report:
+        from gui.cli_summary import summarize
 
-    return summarize(args.session, time_limit=args.time_limit)
+        return summarize(args.session, time_limit=args.time_limit)
+    if args.screenshot is not None:
+        # Before Qt loads: a screenshot needs no screen.
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from gui.window_app import run_window
+
+    return run_window(args.session, screenshot=args.screenshot, time_limit=args.time_limit)

@@ -15,7 +15,7 @@ from gui.model.runner import EngineProcess
 from gui.model.session_file import SessionFileError, load_session
 from gui.model.spec import DEFAULT_TIME_LIMIT_SECONDS
 from gui.model.tensor_format import format_tensor
-from gui.resources import lesson_paths
+from gui.resources import default_lesson
 
 
 def report(result: RunResult) -> str:
@@ -58,8 +58,8 @@ def summarize(
     stdout: TextIO = sys.stdout,
     stderr: TextIO = sys.stderr,
 ) -> int:
-    """Run the session at ``path`` (default: the first lesson) and print :func:`report`."""
-    session_path = path or str(lesson_paths()[0])
+    """Run the session at ``path`` (default: the welcome lesson) and print :func:`report`."""
+    session_path = path or str(default_lesson())
     try:
         session = load_session(session_path)
     except SessionFileError as exc:

@@ -31,3 +31,11 @@ def lesson_paths() -> list[Path]:
 def lesson(name: str) -> Path:
     """The lesson file named ``name`` (with or without ``.json``)."""
     return resource("lessons", name if name.endswith(".json") else f"{name}.json")
+
+
+DEFAULT_LESSON = "00-welcome"
+
+
+def default_lesson() -> Path:
+    """The lesson a bare ``python main.py`` opens."""
+    return lesson(DEFAULT_LESSON)

@@ -14,9 +14,16 @@ from gui.resources import lesson
 
 
 @pytest.mark.slow
-def test_default_is_the_first_lesson_with_its_numbers() -> None:
+def test_default_is_the_welcome_lesson() -> None:
     out, err = io.StringIO(), io.StringIO()
     assert summarize(None, stdout=out, stderr=err) == 0
+    assert "# Welcome" in out.getvalue()
+
+
+@pytest.mark.slow
+def test_report_has_the_lessons_numbers() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    assert summarize(str(lesson("01-why-sum")), stdout=out, stderr=err) == 0
     text = out.getvalue()
     assert "# Why sum?" in text
     assert "y = 125." in text

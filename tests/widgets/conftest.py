@@ -20,8 +20,8 @@ def session(engine_process: EngineProcess) -> Session:
 
 
 def load_lesson(session: Session, number: int) -> Snapshot:
-    """Load lesson ``number`` (1-based, as in resources/lessons) and return its snapshot."""
-    path = lesson_paths()[number - 1]
+    """Load the lesson whose file name starts with ``number`` (``01-...``); its snapshot."""
+    path = next(p for p in lesson_paths() if p.name.startswith(f"{number:02d}-"))
     session.load(load_session(path), str(path))
     return session.snapshot
 

@@ -1,0 +1,218 @@
+"""How fast the real window answers: slider ticks, structure changes, start-up.
+
+Run: ``.venv/bin/python benchmarks/window_speed.py [--ticks N]`` (offscreen, no screen
+needed). It builds the same window ``python main.py`` shows and prints, in milliseconds:
+
+- per lesson and for a synthetic ~200-node graph: the time from a slider value change (a
+  keyboard step on the first input slider, as a user would make) until every panel has
+  rendered the new result and Qt has painted, p50 and p95 over N ticks;
+- the relayout time when the structure changes (200 nodes): Graphviz alone, and the whole
+  change from new code to a painted window;
+- start-up: from launching a process to the first painted window, next to the time a
+  process takes just to import torch and PySide6, and to the first painted result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtWidgets import QAbstractSlider, QApplication, QSlider  # noqa: E402
+
+from gui.model.layout import layout_graph  # noqa: E402
+from gui.model.runner import EngineProcess  # noqa: E402
+from gui.model.session import Session  # noqa: E402
+from gui.model.session_file import Session as SessionFile  # noqa: E402
+from gui.model.session_file import load_session  # noqa: E402
+from gui.resources import lesson_paths  # noqa: E402
+from gui.widgets.dispatch import ThreadDispatcher  # noqa: E402
+from gui.widgets.main_window import MainWindow  # noqa: E402
+from gui.window_app import application  # noqa: E402
+
+
+def chain(steps: int) -> str:
+    """A program whose graph has about ``5 * steps`` nodes (ops, constants, saved values)."""
+    return (
+        "x = torch.tensor([0.5, -0.3], requires_grad=True)\nh = x\n"
+        f"for i in range({steps}):\n    h = torch.sin(h) * 1.01\nout = h.sum()\n"
+    )
+
+
+def wait_until_rendered(app: QApplication, session: Session, timeout: float = 30.0) -> None:
+    deadline = time.perf_counter() + timeout
+    while session.snapshot.running or session.snapshot.stale:
+        app.processEvents()
+        if time.perf_counter() > deadline:
+            raise TimeoutError("no result")
+    app.processEvents()  # the paints the renders asked for
+
+
+def percentiles(times: list[float]) -> tuple[float, float]:
+    ordered = sorted(times)
+    return statistics.median(ordered), ordered[int(0.95 * (len(ordered) - 1))]
+
+
+def tick_times(app: QApplication, window: MainWindow, session: Session, ticks: int) -> list[float]:
+    sliders = window.inputs.findChildren(QSlider)
+    if not sliders:
+        raise RuntimeError("no input slider to drag")
+    slider = sliders[0]
+    times = []
+    for i in range(ticks + 10):
+        # Up and down in turn, so the value never pins at an end of the range.
+        action = (
+            QAbstractSlider.SliderAction.SliderSingleStepAdd
+            if (i // 5) % 2 == 0
+            else QAbstractSlider.SliderAction.SliderSingleStepSub
+        )
+        start = time.perf_counter()
+        slider.triggerAction(action)
+        wait_until_rendered(app, session)
+        if i >= 10:  # the first ticks warm caches
+            times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+def structure_change_times(
+    app: QApplication, session: Session, steps: int, runs: int
+) -> tuple[list[float], list[float], int]:
+    """New code with a new structure each time (so the layout cache never helps)."""
+    whole, graphviz = [], []
+    nodes = 0
+    for i in range(runs):
+        start = time.perf_counter()
+        session.set_code(chain(steps + i))
+        wait_until_rendered(app, session)
+        whole.append((time.perf_counter() - start) * 1000)
+        graph = session.snapshot.graph
+        if graph is not None:
+            nodes = len(graph.nodes)
+            t = time.perf_counter()
+            layout_graph(graph)
+            graphviz.append((time.perf_counter() - t) * 1000)
+    return whole, graphviz, nodes
+
+
+STARTUP_FLOOR = "import time, torch, PySide6.QtWidgets; print('ready', flush=True)"
+STARTUP_WINDOW = """
+import os, sys
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+sys.path.insert(0, {root!r})
+from PySide6.QtCore import QEvent, QObject
+from gui.window_app import application, run_window
+import gui.window_app as wa
+
+class Painted(QObject):
+    def __init__(self, session):
+        super().__init__()
+        self.session, self.first = session, False
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Paint and not self.first:
+            self.first = True
+            print("painted", flush=True)
+        snap = self.session.snapshot
+        if self.first and snap.result is not None and not snap.running:
+            print("result", flush=True)
+            os._exit(0)
+        return False
+
+original = wa.MainWindow
+class Watched(original):
+    def __init__(self, session, settings=None):
+        super().__init__(session, settings)
+        self._watch = Painted(session)
+        self.installEventFilter(self._watch)
+        session.changed.connect(self._poke)
+    def _poke(self, snapshot):
+        self.update()
+wa.MainWindow = Watched
+run_window(None)
+"""
+
+
+def startup(runs: int) -> dict[str, float]:
+    """Median wall times from process launch to each printed milestone (ms)."""
+    marks: dict[str, list[float]] = {"floor": [], "painted": [], "result": []}
+    window_code = STARTUP_WINDOW.format(root=str(ROOT))
+    for _ in range(runs):
+        for name, code in (("floor", STARTUP_FLOOR), ("window", window_code)):
+            start = time.perf_counter()
+            proc = subprocess.Popen(
+                [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=ROOT
+            )
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                elapsed = (time.perf_counter() - start) * 1000
+                word = line.strip()
+                if name == "floor" and word == "ready":
+                    marks["floor"].append(elapsed)
+                elif word in ("painted", "result"):
+                    marks[word].append(elapsed)
+            proc.wait(timeout=120)
+    return {k: statistics.median(v) for k, v in marks.items() if v}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ticks", type=int, default=200)
+    parser.add_argument("--startup-runs", type=int, default=5)
+    args = parser.parse_args()
+
+    app = application()
+    engine = EngineProcess()
+    engine.start()
+    dispatcher = ThreadDispatcher()
+    session = Session(engine.run, dispatcher)
+    settings = QSettings(str(Path("/tmp") / "ae-bench.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(session, settings)
+    window.resize(1280, 720)
+    window.show()
+
+    cases = [(p.stem, load_session(p)) for p in lesson_paths()]
+    cases.append(("synthetic ~200-node graph", SessionFile(code=chain(40))))
+    print(f"slider tick to painted window, {args.ticks} ticks each (ms)")
+    print(f"{'case':34} {'nodes':>6} {'p50':>7} {'p95':>7}")
+    for name, file in cases:
+        session.load(file)
+        wait_until_rendered(app, session, timeout=120)
+        graph = session.snapshot.graph
+        nodes = 0 if graph is None else len(graph.nodes)
+        p50, p95 = percentiles(tick_times(app, window, session, args.ticks))
+        print(f"{name:34} {nodes:6d} {p50:7.2f} {p95:7.2f}")
+
+    whole, graphviz, nodes = structure_change_times(app, session, 35, 30)
+    g50, g95 = percentiles(graphviz)
+    w50, w95 = percentiles(whole)
+    print(f"\nstructure change, {nodes} nodes (ms): Graphviz layout p50 {g50:.1f} p95 {g95:.1f}; ")
+    print(f"  new code to painted window (engine + layout + rebuild) p50 {w50:.1f} p95 {w95:.1f}")
+
+    window.close()
+    dispatcher.close()
+    engine.close()
+
+    marks = startup(args.startup_runs)
+    print(f"\nstart-up, median of {args.startup_runs} launches (ms):")
+    print(f"  import torch + PySide6 only (floor)  {marks['floor']:8.0f}")
+    painted = marks.get("painted", float("nan"))
+    print(
+        f"  first painted window                 {painted:8.0f}  ({painted / marks['floor']:.2f}x)"
+    )
+    result = marks.get("result", float("nan"))
+    print(
+        f"  first painted result (torch in child) {result:7.0f}  ({result / marks['floor']:.2f}x)"
+    )
+
+
+if __name__ == "__main__":
+    main()

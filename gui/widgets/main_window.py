@@ -1,0 +1,344 @@
+"""The main window: the panels around one session, menus, shortcuts and the status bar.
+
+The window owns no state of its own beyond Qt's: every panel renders the session's
+snapshots, and every menu action calls one session method. Geometry and splitter sizes
+are kept in QSettings so the window comes back as the user left it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QWidget,
+)
+
+from gui.model.session import Session, Snapshot
+from gui.model.session_file import SessionFileError, load_session
+from gui.resources import lesson_paths
+from gui.widgets.backward_panel import BackwardPanel
+from gui.widgets.code_editor import CodeEditorPanel
+from gui.widgets.grad_plots import GradPlotsPanel
+from gui.widgets.graph_view import GraphPanel
+from gui.widgets.inputs_panel import InputsPanel
+from gui.widgets.node_details import NodeDetailsPanel
+
+APP_NAME = "Autograd Explorer"
+SESSION_FILTER = "Autograd Explorer sessions (*.json);;All files (*)"
+# Splitters by settings key, with the sizes a 1280x720 window starts with.
+DEFAULT_SIZES: dict[str, list[int]] = {
+    "columns": [400, 520, 360],
+    "left": [430, 290],
+    "centre": [450, 270],
+    "right": [400, 320],
+}
+
+
+class MainWindow(QMainWindow):
+    """Code and inputs on the left, graph and plots in the middle, backward on the right.
+
+    Parameters
+    ----------
+    session
+        The session every panel renders.
+    settings
+        Where geometry and splitter sizes live (tests pass a throwaway one).
+    """
+
+    def __init__(self, session: Session, settings: QSettings | None = None) -> None:
+        super().__init__()
+        self._session = session
+        self._settings = settings if settings is not None else QSettings()
+        self.editor = CodeEditorPanel(session)
+        self.inputs = InputsPanel(session)
+        self.graph = GraphPanel(session)
+        self.plots = GradPlotsPanel(session)
+        self.backward = BackwardPanel(session)
+        self.details = NodeDetailsPanel(session)
+        self._splitters = self._build_splitters()
+        self._status = QLabel()
+        self._steps_label = QLabel()
+        self._live_label = QLabel()
+        self.statusBar().addWidget(self._status, 1)
+        self.statusBar().addPermanentWidget(self._steps_label)
+        self.statusBar().addPermanentWidget(self._live_label)
+        self.actions: dict[str, QAction] = {}
+        self._build_menus()
+        self._restore_settings()
+        session.changed.connect(self.render)
+        self.render(session.snapshot)
+
+    # -- building ------------------------------------------------------------------------
+
+    def _build_splitters(self) -> dict[str, QSplitter]:
+        left = self._splitter("left", Qt.Orientation.Vertical, self.editor, self.inputs)
+        centre = self._splitter("centre", Qt.Orientation.Vertical, self.graph, self.plots)
+        right = self._splitter("right", Qt.Orientation.Vertical, self.backward, self.details)
+        columns = self._splitter("columns", Qt.Orientation.Horizontal, left, centre, right)
+        columns.setStretchFactor(1, 1)
+        self.setCentralWidget(columns)
+        return {"columns": columns, "left": left, "centre": centre, "right": right}
+
+    def _splitter(self, name: str, orientation: Qt.Orientation, *panels: QWidget) -> QSplitter:
+        splitter = QSplitter(orientation)
+        splitter.setObjectName(f"{name}-splitter")
+        splitter.setChildrenCollapsible(False)
+        for panel in panels:
+            splitter.addWidget(panel)
+        splitter.setSizes(DEFAULT_SIZES[name])
+        return splitter
+
+    def _action(
+        self,
+        key: str,
+        text: str,
+        slot: Callable[[], object],
+        shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
+        tip: str | None = None,
+    ) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        if tip:
+            action.setStatusTip(tip)
+        action.triggered.connect(slot)
+        self.actions[key] = action
+        return action
+
+    def _build_menus(self) -> None:
+        s = self._session
+        std = QKeySequence.StandardKey
+        menus: list[tuple[str, list[tuple[str, str, Callable[[], object], object, str] | None]]]
+        menus = [
+            ("&File", [
+                ("open", "&Open Session…", self._on_view_open, std.Open, ""),
+                ("save", "&Save Session", self._on_view_save, std.Save, ""),
+                ("save_as", "Save Session &As…", self._on_view_save_as, "Ctrl+Shift+S", ""),
+                None,
+                ("quit", "&Quit", self.close, std.Quit, ""),
+            ]),
+            ("&Run", [
+                ("run", "&Run Now", self._on_view_run, "F5", "Run the code and backward calls"),
+                ("backward", "&Backward", s.backward, "Ctrl+B",
+                 "Call backward once more: gradients add up in .grad"),
+                ("zero_grad", "&Zero Grad", s.zero_grad, "Ctrl+Shift+G",
+                 "Zero every leaf's .grad"),
+                ("clear_steps", "&Clear Backward Calls", s.clear_steps, None,
+                 "Back to a single backward call"),
+                None,
+                ("live", "&Live", self._on_view_live, "Ctrl+L",
+                 "Re-run forward and backward on every change"),
+            ]),
+            ("&View", [
+                ("reset_layout", "&Reset Panel Sizes", self._on_view_reset_layout, None, ""),
+            ]),
+        ]  # fmt: skip
+        for title, entries in menus:
+            menu = self.menuBar().addMenu(title)
+            for entry in entries:
+                if entry is None:
+                    menu.addSeparator()
+                    continue
+                key, text, slot, shortcut, tip = entry
+                menu.addAction(self._action(key, text, slot, shortcut, tip))  # type: ignore[arg-type]
+        self.actions["live"].setCheckable(True)
+        self._build_lessons_menu()
+        help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction(self._action("guide", "&What Am I Looking At?", self._on_view_guide))
+        help_menu.addAction(self._action("about", "&About", self._on_view_about))
+
+    def _build_lessons_menu(self) -> None:
+        menu = self.menuBar().addMenu("&Lessons")
+        for number, path in enumerate(lesson_paths()):
+            try:
+                title = load_session(path).title or path.stem
+            except SessionFileError:
+                continue  # a broken lesson file must not stop the window from opening
+            action = self._action(
+                f"lesson:{path.stem}",
+                f"&{number} {title}" if number < 10 else title,
+                lambda p=path: self.open_path(p),
+            )
+            menu.addAction(action)
+
+    # -- rendering -----------------------------------------------------------------------
+
+    def render(self, snapshot: Snapshot) -> None:
+        """Title, status bar and checkable actions follow the session."""
+        name = Path(snapshot.path).name if snapshot.path else "untitled"
+        title = snapshot.title or name
+        self.setWindowTitle(f"{title} [*] — {APP_NAME}")
+        self.setWindowModified(snapshot.modified)
+        live = self.actions["live"]
+        if live.isChecked() != snapshot.live:
+            live.blockSignals(True)
+            live.setChecked(snapshot.live)
+            live.blockSignals(False)
+        self._status.setText(_status_text(snapshot))
+        count = 0 if snapshot.result is None else len(snapshot.result.steps)
+        self._steps_label.setText(f"backward calls: {count}")
+        self._live_label.setText("live" if snapshot.live else "live off")
+
+    # -- user actions --------------------------------------------------------------------
+
+    def _on_view_run(self) -> None:
+        self.editor.flush()
+        self._session.run_now()
+
+    def _on_view_live(self) -> None:
+        self._session.set_live(self.actions["live"].isChecked())
+
+    def _on_view_open(self) -> None:
+        if not self._confirm_discard():
+            return
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open Session", self._last_dir(), SESSION_FILTER
+        )
+        if path:
+            self.open_path(path, confirmed=True)
+
+    def open_path(self, path: str | os.PathLike[str], confirmed: bool = False) -> bool:
+        """Open a session file; a file that cannot be used is reported and changes nothing."""
+        if not confirmed and not self._confirm_discard():
+            return False
+        try:
+            self._session.open(path)
+        except SessionFileError as exc:
+            self.show_error("Cannot open this session", str(exc))
+            return False
+        self._settings.setValue("last_dir", str(Path(path).parent))
+        return True
+
+    def _on_view_save(self) -> bool:
+        path = self._session.snapshot.path
+        if path is None or _is_lesson(path):
+            return self._on_view_save_as()
+        return self.save_to(path)
+
+    def _on_view_save_as(self) -> bool:
+        suggested = os.path.join(self._last_dir(), "session.json")
+        path, _ = QFileDialog.getSaveFileName(self, "Save Session", suggested, SESSION_FILTER)
+        return bool(path) and self.save_to(path)
+
+    def save_to(self, path: str | os.PathLike[str]) -> bool:
+        """Save the session; a failed save is reported and the old file is kept."""
+        self.editor.flush()
+        try:
+            self._session.save(path)
+        except OSError as exc:
+            self.show_error("Cannot save the session", f"{path}: {exc.strerror or exc}")
+            return False
+        self._settings.setValue("last_dir", str(Path(path).parent))
+        return True
+
+    def _on_view_reset_layout(self) -> None:
+        for name, splitter in self._splitters.items():
+            splitter.setSizes(DEFAULT_SIZES[name])
+
+    def _on_view_guide(self) -> None:
+        QMessageBox.information(self, "What am I looking at?", GUIDE)
+
+    def _on_view_about(self) -> None:
+        QMessageBox.about(
+            self,
+            f"About {APP_NAME}",
+            f"<b>{APP_NAME}</b><p>PyTorch's autograd, made visible: the real graph, live "
+            "gradients, the gradient argument as a slider.</p>",
+        )
+
+    # -- dialogs (methods, so tests can answer them) -------------------------------------
+
+    def show_error(self, title: str, text: str) -> None:
+        QMessageBox.warning(self, title, text)
+
+    def _confirm_discard(self) -> bool:
+        """Ask before replacing unsaved work; ``True`` when it is fine to go on."""
+        if not self._session.snapshot.modified:
+            return True
+        answer = QMessageBox.question(
+            self,
+            "Unsaved changes",
+            "This session has changes that are not saved. Save them first?",
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
+        )
+        if answer == QMessageBox.StandardButton.Save:
+            return self._on_view_save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    # -- settings ------------------------------------------------------------------------
+
+    def _last_dir(self) -> str:
+        return str(self._settings.value("last_dir", str(Path.home())))
+
+    def _restore_settings(self) -> None:
+        geometry = self._settings.value("geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1280, 720)
+        for name, splitter in self._splitters.items():
+            state = self._settings.value(f"splitters/{name}")
+            if isinstance(state, QByteArray):
+                splitter.restoreState(state)
+
+    def save_settings(self) -> None:
+        self._settings.setValue("geometry", self.saveGeometry())
+        for name, splitter in self._splitters.items():
+            self._settings.setValue(f"splitters/{name}", splitter.saveState())
+        self._settings.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.editor.flush()
+        if not self._confirm_discard():
+            event.ignore()
+            return
+        self.save_settings()
+        event.accept()
+
+
+def _is_lesson(path: str) -> bool:
+    """Lessons ship with the app: saving goes to a new file rather than over them."""
+    return any(Path(path).resolve() == p.resolve() for p in lesson_paths())
+
+
+def _status_text(snapshot: Snapshot) -> str:
+    if snapshot.running and snapshot.result is None:
+        return "Starting the engine…"
+    if snapshot.running:
+        return "Running…"
+    if snapshot.error is not None:
+        line = f" (line {snapshot.error.line})" if snapshot.error.line else ""
+        first = snapshot.error.message.splitlines()[0] if snapshot.error.message else ""
+        return f"{snapshot.error.kind}{line}: {first[:120]}"
+    if snapshot.stale and not snapshot.live:
+        return "Changed: press F5 to run (live is off)"
+    result = snapshot.result
+    if result is None:
+        return "Ready"
+    ms = result.elapsed_seconds * 1000
+    return f"Ran in {ms:.1f} ms · output {result.output or '—'}"
+
+
+GUIDE = (
+    "<p><b>Code</b> (left): a small PyTorch program. It re-runs shortly after you stop "
+    "typing, or at once with Ctrl+Enter.</p>"
+    "<p><b>Inputs</b>: a slider per element of every leaf tensor (requires_grad=True).</p>"
+    "<p><b>Graph</b> (middle): the autograd graph PyTorch built (leaves on top, output at "
+    "the bottom). Colours show gradients on one scale: blue below zero, red above. Edge "
+    "labels show the gradient flowing back. Click a box for its local derivative rule.</p>"
+    "<p><b>Plots</b>: each leaf's .grad, what the latest backward added, and the history "
+    "across backward calls.</p>"
+    "<p><b>Backward</b> (right): which tensor to differentiate, the gradient argument v of "
+    "backward(v) as sliders, and the options retain_graph, create_graph, zeroing.</p>"
+)

@@ -1,0 +1,130 @@
+"""Start the window: QApplication, engine process, session, main window, in that order.
+
+Kept apart from :mod:`gui.app` so that module stays free of Qt (the engine's child process
+imports it). Everything the window needs is created here and handed down; nothing else in
+the app creates a QApplication.
+"""
+
+from __future__ import annotations
+
+import gc
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
+
+from gui.model.runner import EngineProcess
+from gui.model.session import Session, Snapshot
+from gui.model.session_file import SessionFileError, load_session
+from gui.resources import default_lesson
+from gui.widgets.dispatch import ThreadDispatcher
+from gui.widgets.main_window import APP_NAME, MainWindow
+
+ORGANIZATION = "AutogradExplorer"
+# Projectors and classrooms: nothing in the app is drawn smaller than this.
+MIN_POINT_SIZE = 11.0
+SCREENSHOT_SIZE = (1280, 720)
+SCREENSHOT_TIMEOUT_SECONDS = 120.0
+
+
+def application() -> QApplication:
+    """The one QApplication, configured (name for QSettings, a readable font)."""
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationName(APP_NAME)
+    font = app.font()
+    if font.pointSizeF() < MIN_POINT_SIZE:
+        font.setPointSizeF(MIN_POINT_SIZE)
+        app.setFont(font)
+    return app
+
+
+class _FreezeAfterFirstResult:
+    """``gc.freeze()`` once the window is up and the first result is in.
+
+    Everything alive by then (Qt wrappers, modules, the first result) lives for the whole
+    session; moving it out of the collector's reach keeps collections short while results
+    are unpickled at slider speed.
+    """
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+        session.changed.connect(self.on_snapshot)
+
+    def on_snapshot(self, snapshot: Snapshot) -> None:
+        if snapshot.result is None or snapshot.running:
+            return
+        self._session.changed.disconnect(self.on_snapshot)
+        gc.collect()
+        gc.freeze()
+
+
+def run_window(path: str | None, screenshot: str | None = None, time_limit: float = 1.5) -> int:
+    """Open the window on ``path`` (or the welcome lesson) and run until it closes."""
+    app = application()
+    engine = EngineProcess()
+    engine.start()  # torch loads in the child while the window builds
+    dispatcher = ThreadDispatcher()
+    session = Session(engine.run, dispatcher, time_limit)
+    # A screenshot must not depend on (or change) the user's saved window layout.
+    settings = (
+        QSettings(str(Path(tempfile.mkdtemp()) / "screenshot.ini"), QSettings.Format.IniFormat)
+        if screenshot
+        else QSettings()
+    )
+    window = MainWindow(session, settings)
+    freezer = _FreezeAfterFirstResult(session)
+    try:
+        error = _open_first(session, path)
+        if error is not None and screenshot:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        if screenshot:
+            window.resize(*SCREENSHOT_SIZE)
+        window.show()
+        if error is not None:
+            window.show_error("Cannot open this session", f"{error}\n\nShowing the welcome lesson.")
+        if screenshot:
+            return _save_screenshot(app, window, session, screenshot)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl+C in the terminal quits
+        return app.exec()
+    finally:
+        del freezer
+        dispatcher.close()
+        engine.close()
+
+
+def _open_first(session: Session, path: str | None) -> str | None:
+    """Load the requested session, else the welcome lesson; the error text if it failed."""
+    if path is not None:
+        try:
+            session.open(path)
+            return None
+        except SessionFileError as exc:
+            error = str(exc)
+    else:
+        error = None
+    session.load(load_session(default_lesson()), str(default_lesson()))
+    return error
+
+
+def _save_screenshot(app: QApplication, window: MainWindow, session: Session, out: str) -> int:
+    deadline = time.monotonic() + SCREENSHOT_TIMEOUT_SECONDS
+    while session.snapshot.running or session.snapshot.result is None:
+        app.processEvents()
+        if time.monotonic() > deadline:
+            print("error: the engine did not answer in time", file=sys.stderr)
+            return 1
+        time.sleep(0.01)
+    for _ in range(5):  # let layouts and paints settle
+        app.processEvents()
+    if not window.grab().save(out):
+        print(f"error: cannot write {out}", file=sys.stderr)
+        return 1
+    print(out)
+    return 0
