@@ -20,11 +20,14 @@ import os
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
 from psygnal import Signal
 
 from gui.model import nested
+from gui.model.codegen import plain_script
+from gui.model.export import step_for_graph, write_export
 from gui.model.layout import GraphLayout, layout_graph
 from gui.model.results import (
     Explanation,
@@ -188,6 +191,20 @@ class Snapshot:
         if self.selected_step is not None and 0 <= self.selected_step < len(steps):
             return steps[self.selected_step]
         return steps[-1]
+
+    @property
+    def graph_step(self) -> StepRecord | None:
+        """The step whose gradients the graph shows: :attr:`shown_step` if it ran on this
+        graph (a backward the code made on another tensor has other nodes), else none."""
+        if self.result is None:
+            return None
+        if self.selected_step is None:
+            return step_for_graph(self.result)
+        step = self.shown_step
+        graph = self.result.graph
+        if step is None or step.graph is None or graph is None:
+            return None
+        return step if step.graph.structure_key == graph.structure_key else None
 
     @property
     def leaf_grads(self) -> dict[str, TensorData | None]:
@@ -665,6 +682,15 @@ class Session:
         self._path = os.fspath(path)
         self._saved_state = self._state
         self._emit({"file"})
+
+    def export(self, out_dir: str | os.PathLike[str]) -> None:
+        """Write result.json, script.py and graph.svg for the result on screen (the same
+        files as ``--export``); raises ``OSError`` if the folder cannot be written."""
+        shown = self._shown
+        if shown is None:
+            raise ValueError("nothing has run yet")
+        script = plain_script(shown.request, shown.result)
+        write_export(shown.result, script, Path(out_dir))
 
     # -- emitting ----------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QFileDialog,
     QLabel,
     QMainWindow,
@@ -33,6 +34,7 @@ from gui.widgets.inputs_panel import InputsPanel
 from gui.widgets.node_details import NodeDetailsPanel
 
 APP_NAME = "Autograd Explorer"
+PRESENTATION_SCALE = 1.45
 SESSION_FILTER = "Autograd Explorer sessions (*.json);;All files (*)"
 # Splitters by settings key, with the sizes a 1280x720 window starts with.
 DEFAULT_SIZES: dict[str, list[int]] = {
@@ -57,6 +59,7 @@ class MainWindow(QMainWindow):
     def __init__(self, session: Session, settings: QSettings | None = None) -> None:
         super().__init__()
         self._session = session
+        self._base_point_size: float | None = None
         self._settings = settings if settings is not None else QSettings()
         self.editor = CodeEditorPanel(session)
         self.inputs = InputsPanel(session)
@@ -123,6 +126,8 @@ class MainWindow(QMainWindow):
                 ("open", "&Open Session…", self._on_view_open, std.Open, ""),
                 ("save", "&Save Session", self._on_view_save, std.Save, ""),
                 ("save_as", "Save Session &As…", self._on_view_save_as, "Ctrl+Shift+S", ""),
+                ("export", "&Export Report…", self._on_view_export, "Ctrl+E",
+                 "Write result.json, script.py and graph.svg into a folder"),
                 None,
                 ("quit", "&Quit", self.close, std.Quit, ""),
             ]),
@@ -139,6 +144,8 @@ class MainWindow(QMainWindow):
                  "Re-run forward and backward on every change"),
             ]),
             ("&View", [
+                ("presentation", "&Presentation Mode", self._on_view_presentation, "F11",
+                 "Big fonts for a projector"),
                 ("reset_layout", "&Reset Panel Sizes", self._on_view_reset_layout, None, ""),
             ]),
         ]  # fmt: skip
@@ -151,6 +158,7 @@ class MainWindow(QMainWindow):
                 key, text, slot, shortcut, tip = entry
                 menu.addAction(self._action(key, text, slot, shortcut, tip))  # type: ignore[arg-type]
         self.actions["live"].setCheckable(True)
+        self.actions["presentation"].setCheckable(True)
         self._build_lessons_menu()
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(self._action("guide", "&What Am I Looking At?", self._on_view_guide))
@@ -240,6 +248,39 @@ class MainWindow(QMainWindow):
         self._settings.setValue("last_dir", str(Path(path).parent))
         return True
 
+    def _on_view_export(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Export Report Into", self._last_dir())
+        if folder:
+            self.export_to(folder)
+
+    def export_to(self, folder: str | os.PathLike[str]) -> bool:
+        """Write the export files; a failure is reported, nothing else changes."""
+        try:
+            self._session.export(folder)
+        except (OSError, ValueError) as exc:
+            self.show_error("Cannot export", f"{folder}: {exc}")
+            return False
+        self.statusBar().showMessage(
+            f"Exported result.json, script.py, graph.svg to {folder}", 5000
+        )
+        return True
+
+    def _on_view_presentation(self) -> None:
+        self.set_presentation(self.actions["presentation"].isChecked())
+
+    def set_presentation(self, on: bool) -> None:
+        """Big fonts for a projector: every panel follows the application font."""
+        app = QApplication.instance()
+        if not isinstance(app, QApplication):
+            return
+        if self._base_point_size is None:
+            self._base_point_size = app.font().pointSizeF()
+        font = app.font()
+        font.setPointSizeF(self._base_point_size * (PRESENTATION_SCALE if on else 1.0))
+        app.setFont(font)
+        self.actions["presentation"].setChecked(on)
+        self._settings.setValue("presentation", on)
+
     def _on_view_reset_layout(self) -> None:
         for name, splitter in self._splitters.items():
             splitter.setSizes(DEFAULT_SIZES[name])
@@ -291,6 +332,8 @@ class MainWindow(QMainWindow):
             state = self._settings.value(f"splitters/{name}")
             if isinstance(state, QByteArray):
                 splitter.restoreState(state)
+        if str(self._settings.value("presentation", "false")).lower() == "true":
+            self.set_presentation(True)
 
     def save_settings(self) -> None:
         self._settings.setValue("geometry", self.saveGeometry())
