@@ -554,14 +554,15 @@ class Session:
             return
         self._live = live
         self._generation += 1
-        if live and self._needs_run():
-            self._schedule()
+        pending = self._claim_run() if live else None
         self._emit({"live"})
+        self._submit(pending)
 
     def run_now(self) -> None:
         """Run the current state now (Ctrl+Enter, or after changes with live off)."""
-        self._schedule(force=True)
+        pending = self._claim_run(force=True)
         self._emit({"status"})
+        self._submit(pending)
 
     def _needs_run(self) -> bool:
         return self._latest is None or self._latest.request != self.request()
@@ -571,19 +572,26 @@ class Session:
     ) -> None:
         self._state = state
         self._generation += 1
-        if force_run or (run and self._live):
-            self._schedule(force=force_run)
+        pending = self._claim_run(force_run) if force_run or (run and self._live) else None
+        # The change is emitted before the run starts, so panels always see a change
+        # before its result, whichever dispatcher is in use.
         self._emit(changes)
+        self._submit(pending)
 
-    def _schedule(self, force: bool = False) -> None:
+    def _claim_run(self, force: bool = False) -> RunRequest | None:
+        """The request to run now, or ``None`` (nothing new, or one is in flight: then the
+        newest state runs when it returns)."""
         if self._in_flight:
             self._rerun = True
-            return
+            return None
         if not force and not self._needs_run():
-            return
-        request = self.request()
+            return None
         self._in_flight = True
-        self._dispatcher.submit(lambda: self._compute(request), self._on_computed)
+        return self.request()
+
+    def _submit(self, request: RunRequest | None) -> None:
+        if request is not None:
+            self._dispatcher.submit(lambda: self._compute(request), self._on_computed)
 
     def _compute(self, request: RunRequest) -> _Computed:
         # Runs on the dispatcher's thread: the engine and, when the structure changed,
@@ -612,11 +620,12 @@ class Session:
                 computed.result.steps
             ):
                 self._selected_step = None
+        pending = None
         if self._rerun:
             self._rerun = False
-            if self._needs_run():
-                self._schedule()
+            pending = self._claim_run()
         self._emit({"result"})
+        self._submit(pending)
 
     # -- selection ---------------------------------------------------------------------
 

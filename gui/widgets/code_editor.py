@@ -1,0 +1,399 @@
+"""The code panel: the user's program, where it went wrong, and whether the picture is current.
+
+Typing restarts a short timer; when the user pauses, the text goes to the session (which
+re-runs it when live). Ctrl+Enter sends and runs at once. Text coming back from the session
+(a lesson loaded, a one-click fix appended) replaces the editor's text only when it did not
+come from the editor itself, and never while the user is in the middle of typing.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from PySide6.QtCore import QEvent, QPoint, QRect, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QColor,
+    QHelpEvent,
+    QKeyEvent,
+    QPainter,
+    QPaintEvent,
+    QResizeEvent,
+    QTextCursor,
+)
+from PySide6.QtWidgets import (
+    QApplication,
+    QPlainTextEdit,
+    QSplitter,
+    QTextEdit,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.model.results import Explanation
+from gui.model.session import Session, Snapshot
+from gui.widgets.explanation_view import (
+    ERROR_COLOR,
+    ERROR_TINT,
+    WARNING_COLOR,
+    DiagnosticsTabs,
+    StatusStrip,
+    diagnostic_span,
+    line_selection,
+    monospace_font,
+    underline_selection,
+)
+from gui.widgets.python_highlighter import (
+    INDENT,
+    PythonHighlighter,
+    dedent_width,
+    next_line_indent,
+)
+
+CURRENT_LINE_COLOR = "#eef3fa"
+GUTTER_BACKGROUND = "#f4f4f4"
+GUTTER_TEXT = "#7a7a7a"
+GUTTER_CURRENT_TEXT = "#202020"
+
+
+class _Gutter(QWidget):
+    """Line numbers and error/warning markers, painted by the editor (Qt's classic pattern)."""
+
+    def __init__(self, editor: CodeEditor) -> None:
+        super().__init__(editor)
+        self._editor = editor
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        self._editor.paint_gutter(self, event)
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            text = self._editor.marker_tooltip(event.pos().y())
+            if text:
+                QToolTip.showText(event.globalPos(), text, self)
+            else:
+                QToolTip.hideText()
+            return True
+        return super().event(event)
+
+
+class _Marker(NamedTuple):
+    """A gutter marker; the cursor follows the text when lines are inserted above it."""
+
+    cursor: QTextCursor
+    color: str
+    tooltip: str
+
+
+class CodeEditor(QPlainTextEdit):
+    """A Python editor: monospace, line numbers, highlighting, error underlines.
+
+    Emits ``edited`` when the user changes the text (never for :meth:`replace_text`) and
+    ``run_requested`` on Ctrl+Enter.
+    """
+
+    edited = Signal()
+    run_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("codeEditor")
+        self.setFont(monospace_font(QApplication.font().pointSizeF()))
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.setTabStopDistance(4 * self.fontMetrics().horizontalAdvance(" "))
+        self.setPlaceholderText("x = torch.tensor([1., 2.], requires_grad=True)\ny = (x**2).sum()")
+        self._highlighter = PythonHighlighter(self.document())
+        self._gutter = _Gutter(self)
+        self._applying = False
+        self._diagnostics: list[QTextEdit.ExtraSelection] = []
+        self._markers: list[_Marker] = []
+        self.blockCountChanged.connect(self._update_gutter_width)
+        self.updateRequest.connect(self._update_gutter)
+        self.cursorPositionChanged.connect(self._refresh_selections)
+        self.textChanged.connect(self._on_text_changed)
+        self._update_gutter_width()
+        self._refresh_selections()
+
+    # -- text --------------------------------------------------------------------------
+
+    def replace_text(self, text: str, keep_undo: bool) -> None:
+        """Show ``text`` without emitting ``edited``; with ``keep_undo`` one Ctrl+Z brings
+        the old text back, otherwise the undo history starts afresh (a new document)."""
+        self._applying = True
+        try:
+            if not keep_undo:
+                self.setPlainText(text)
+                return
+            old = self.textCursor()
+            line, column = old.blockNumber(), old.positionInBlock()
+            scroll = self.verticalScrollBar().value()
+            cursor = QTextCursor(self.document())
+            cursor.beginEditBlock()
+            cursor.select(QTextCursor.SelectionType.Document)
+            cursor.insertText(text)
+            cursor.endEditBlock()
+            self._place_cursor(line, column)
+            self.verticalScrollBar().setValue(scroll)
+        finally:
+            self._applying = False
+
+    def _place_cursor(self, line: int, column: int) -> None:
+        doc = self.document()
+        block = doc.findBlockByNumber(min(line, doc.blockCount() - 1))
+        cursor = QTextCursor(block)
+        cursor.setPosition(block.position() + min(column, len(block.text())))
+        self.setTextCursor(cursor)
+
+    def _on_text_changed(self) -> None:
+        if not self._applying:
+            self.edited.emit()
+
+    # -- errors and warnings -----------------------------------------------------------
+
+    def set_diagnostics(self, error: Explanation | None, warnings: tuple[Explanation, ...]) -> None:
+        """Underline the error's line in red (and warnings' in orange), mark them in the gutter."""
+        self._diagnostics = []
+        self._markers = []
+        for item in (*warnings, *([] if error is None else [error])):
+            if item.line is None or not self.document().blockCount():
+                continue
+            is_error = item.severity == "error"
+            color = ERROR_COLOR if is_error else WARNING_COLOR
+            cursor = diagnostic_span(self.document(), item)
+            if is_error:
+                self._diagnostics.append(line_selection(cursor, ERROR_TINT))
+            self._diagnostics.append(underline_selection(cursor, color))
+            self._markers.append(_Marker(cursor, color, item.message.strip().split("\n")[0]))
+        self._refresh_selections()
+
+    def _refresh_selections(self) -> None:
+        # The current line first, so the error's tint wins on the error's own line.
+        current = line_selection(self.textCursor(), CURRENT_LINE_COLOR)
+        self.setExtraSelections([current, *self._diagnostics])
+        self._gutter.update()
+
+    def marker_tooltip(self, y: int) -> str:
+        """The messages of the markers at gutter height ``y`` ('' if none)."""
+        number = self.cursorForPosition(QPoint(0, y)).blockNumber()
+        return "\n".join(m.tooltip for m in self._markers if m.cursor.blockNumber() == number)
+
+    # -- gutter ------------------------------------------------------------------------
+
+    def gutter_width(self) -> int:
+        """Room for the marker dot and the widest line number."""
+        digits = max(2, len(str(self.blockCount())))
+        return 10 + self._marker_size() + self.fontMetrics().horizontalAdvance("9") * digits
+
+    def _marker_size(self) -> int:
+        return max(8, self.fontMetrics().height() // 2)
+
+    def paint_gutter(self, gutter: QWidget, event: QPaintEvent) -> None:
+        """Paint line numbers, and a dot on lines with an error (red) or warning (orange)."""
+        painter = QPainter(gutter)
+        painter.fillRect(event.rect(), QColor(GUTTER_BACKGROUND))
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        markers = {m.cursor.blockNumber(): m.color for m in reversed(self._markers)}
+        current = self.textCursor().blockNumber()
+        size, height = self._marker_size(), self.fontMetrics().height()
+        block = self.firstVisibleBlock()
+        top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
+        while block.isValid() and top <= event.rect().bottom():
+            bottom = top + round(self.blockBoundingRect(block).height())
+            if block.isVisible() and bottom >= event.rect().top():
+                number = block.blockNumber()
+                color = markers.get(number)
+                if color is not None:
+                    painter.setPen(Qt.PenStyle.NoPen)
+                    painter.setBrush(QColor(color))
+                    painter.drawEllipse(4, top + (height - size) // 2, size, size)
+                pen = color or (GUTTER_CURRENT_TEXT if number == current else GUTTER_TEXT)
+                painter.setPen(QColor(pen))
+                painter.drawText(
+                    0, top, gutter.width() - 4, height, Qt.AlignmentFlag.AlignRight, str(number + 1)
+                )
+            block = block.next()
+            top = bottom
+        painter.end()
+
+    def _update_gutter_width(self) -> None:
+        self.setViewportMargins(self.gutter_width(), 0, 0, 0)
+
+    def _update_gutter(self, rect: QRect, dy: int) -> None:
+        if dy:
+            self._gutter.scroll(0, dy)
+        else:
+            self._gutter.update(0, rect.y(), self._gutter.width(), rect.height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        area = self.contentsRect()
+        self._gutter.setGeometry(QRect(area.left(), area.top(), self.gutter_width(), area.height()))
+
+    # -- keys --------------------------------------------------------------------------
+
+    @staticmethod
+    def _is_run_key(event: QKeyEvent) -> bool:
+        return event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and bool(
+            event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        )
+
+    def event(self, event: QEvent) -> bool:
+        # Claim Ctrl+Enter before any window shortcut does, so the text is sent first.
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and self._is_run_key(event)
+        ):
+            event.accept()
+            return True
+        return super().event(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key, mods = event.key(), event.modifiers()
+        if self._is_run_key(event):
+            self.run_requested.emit()
+        elif key == Qt.Key.Key_Tab and mods == Qt.KeyboardModifier.NoModifier:
+            self.insertPlainText(INDENT)
+        elif key == Qt.Key.Key_Backtab:
+            self._dedent()
+        elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not mods & ~(
+            Qt.KeyboardModifier.KeypadModifier
+        ):
+            self._newline_with_indent()
+        else:
+            super().keyPressEvent(event)
+
+    def _newline_with_indent(self) -> None:
+        cursor = self.textCursor()
+        before = cursor.block().text()[: cursor.positionInBlock()]
+        self.insertPlainText("\n" + next_line_indent(before))
+
+    def _dedent(self) -> None:
+        cursor = self.textCursor()
+        if remove := dedent_width(cursor.block().text()):
+            cursor.setPosition(cursor.block().position())
+            cursor.setPosition(cursor.block().position() + remove, QTextCursor.MoveMode.KeepAnchor)
+            cursor.removeSelectedText()
+
+
+class CodeEditorPanel(QWidget):
+    """The program's text, its errors explained, its printed output, and a status strip.
+
+    Parameters
+    ----------
+    session
+        The window's session: typing ends in :meth:`Session.set_code` after
+        ``debounce_ms`` of quiet; Ctrl+Enter sends and calls :meth:`Session.run_now`.
+    debounce_ms
+        The pause after the last keystroke before the text is sent (tests shorten it).
+    """
+
+    debounce_ms: int = 350
+
+    def __init__(
+        self, session: Session, parent: QWidget | None = None, debounce_ms: int | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._session = session
+        if debounce_ms is not None:
+            self.debounce_ms = debounce_ms
+        # The text the editor and the session last agreed on (None: nothing shown yet).
+        self._sent: str | None = None
+        self._snapshot = session.snapshot
+        self._timer = QTimer(self, singleShot=True, interval=self.debounce_ms)
+        self._timer.timeout.connect(self._on_view_typing_paused)
+        self._status = StatusStrip(self)
+        self._editor = CodeEditor(self)
+        self._editor.edited.connect(self._on_view_edited)
+        self._editor.run_requested.connect(self._on_view_run_now)
+        self._tabs = DiagnosticsTabs(self)
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.setChildrenCollapsible(False)
+        splitter.addWidget(self._editor)
+        splitter.addWidget(self._tabs)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addWidget(self._status)
+        layout.addWidget(splitter, 1)
+        self._diagnostics: tuple[Explanation | None, tuple[Explanation, ...]] | None = None
+        session.changed.connect(self.render)
+        self.render(session.snapshot)
+
+    def editor(self) -> CodeEditor:
+        """The text editor (the main window gives it focus)."""
+        return self._editor
+
+    def flush(self) -> None:
+        """Send text still waiting for the typing pause to the session now (before saving)."""
+        self._timer.stop()
+        self._send()
+        self._show_status()
+
+    # -- from the session --------------------------------------------------------------
+
+    # Shadows QWidget.render(QPaintDevice) on purpose: every panel's public entry point.
+    def render(self, snapshot: Snapshot) -> None:  # type: ignore[override]
+        """Show ``snapshot``: new code (if not typed here), errors, printed output, status."""
+        self._snapshot = snapshot
+        replaced = self._sync_text(snapshot)
+        diagnostics = (snapshot.error, snapshot.warnings)
+        if replaced or diagnostics != self._diagnostics:
+            self._diagnostics = diagnostics
+            self._editor.set_diagnostics(*diagnostics)
+            self._tabs.show_diagnostics(*diagnostics)
+        result = snapshot.result
+        if result is None:
+            self._tabs.show_printed(())
+        else:
+            self._tabs.show_printed(result.printed, result.output_truncated)
+        self._show_status()
+
+    def _show_status(self) -> None:
+        self._status.show_status(self._snapshot, self._timer.isActive())
+
+    def _sync_text(self, snapshot: Snapshot) -> bool:
+        """Take the session's code if it changed elsewhere; True if the editor's text changed.
+
+        A lesson or file (``"file"`` with ``"code"``) wins over unsent typing and starts a
+        fresh undo history; any other outside change (a one-click fix) waits until the
+        user's typing has been sent, and can be undone with Ctrl+Z.
+        """
+        code = snapshot.code
+        new_document = self._sent is None or {"file", "code"} <= snapshot.changes
+        if code == self._sent and not new_document:
+            return False
+        if self._timer.isActive():
+            if not new_document:
+                return False
+            self._timer.stop()
+        self._sent = code
+        if code == self._editor.toPlainText():
+            # The text may have come in already with an earlier snapshot (the session can
+            # emit the run's result before the change that caused it).
+            if new_document:
+                self._editor.document().clearUndoRedoStacks()
+            return False
+        self._editor.replace_text(code, keep_undo=not new_document)
+        return True
+
+    # -- from the user -----------------------------------------------------------------
+
+    def _on_view_edited(self) -> None:
+        self._timer.start(self.debounce_ms)
+        self._show_status()
+
+    def _on_view_typing_paused(self) -> None:
+        self._send()
+        self._show_status()
+
+    def _on_view_run_now(self) -> None:
+        self._timer.stop()
+        self._send()
+        self._session.run_now()
+
+    def _send(self) -> None:
+        self._sent = self._editor.toPlainText()
+        self._session.set_code(self._sent)
