@@ -74,7 +74,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self._status, 1)
         self.statusBar().addPermanentWidget(self._steps_label)
         self.statusBar().addPermanentWidget(self._live_label)
-        self.actions: dict[str, QAction] = {}
+        self.commands: dict[str, QAction] = {}
         self._build_menus()
         self._restore_settings()
         session.changed.connect(self.render)
@@ -114,7 +114,7 @@ class MainWindow(QMainWindow):
         if tip:
             action.setStatusTip(tip)
         action.triggered.connect(slot)
-        self.actions[key] = action
+        self.commands[key] = action
         return action
 
     def _build_menus(self) -> None:
@@ -157,8 +157,8 @@ class MainWindow(QMainWindow):
                     continue
                 key, text, slot, shortcut, tip = entry
                 menu.addAction(self._action(key, text, slot, shortcut, tip))  # type: ignore[arg-type]
-        self.actions["live"].setCheckable(True)
-        self.actions["presentation"].setCheckable(True)
+        self.commands["live"].setCheckable(True)
+        self.commands["presentation"].setCheckable(True)
         self._build_lessons_menu()
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(self._action("guide", "&What Am I Looking At?", self._on_view_guide))
@@ -174,19 +174,22 @@ class MainWindow(QMainWindow):
             action = self._action(
                 f"lesson:{path.stem}",
                 f"&{number} {title}" if number < 10 else title,
-                lambda p=path: self.open_path(p),
+                self._lesson_opener(path),
             )
             menu.addAction(action)
 
+    def _lesson_opener(self, path: Path) -> Callable[[], object]:
+        return lambda: self.open_path(path)
+
     # -- rendering -----------------------------------------------------------------------
 
-    def render(self, snapshot: Snapshot) -> None:
+    def render(self, snapshot: Snapshot) -> None:  # type: ignore[override]
         """Title, status bar and checkable actions follow the session."""
         name = Path(snapshot.path).name if snapshot.path else "untitled"
         title = snapshot.title or name
         self.setWindowTitle(f"{title} [*] — {APP_NAME}")
         self.setWindowModified(snapshot.modified)
-        live = self.actions["live"]
+        live = self.commands["live"]
         if live.isChecked() != snapshot.live:
             live.blockSignals(True)
             live.setChecked(snapshot.live)
@@ -203,7 +206,7 @@ class MainWindow(QMainWindow):
         self._session.run_now()
 
     def _on_view_live(self) -> None:
-        self._session.set_live(self.actions["live"].isChecked())
+        self._session.set_live(self.commands["live"].isChecked())
 
     def _on_view_open(self) -> None:
         if not self._confirm_discard():
@@ -266,7 +269,7 @@ class MainWindow(QMainWindow):
         return True
 
     def _on_view_presentation(self) -> None:
-        self.set_presentation(self.actions["presentation"].isChecked())
+        self.set_presentation(self.commands["presentation"].isChecked())
 
     def set_presentation(self, on: bool) -> None:
         """Big fonts for a projector: every panel follows the application font."""
@@ -278,7 +281,7 @@ class MainWindow(QMainWindow):
         font = app.font()
         font.setPointSizeF(self._base_point_size * (PRESENTATION_SCALE if on else 1.0))
         app.setFont(font)
-        self.actions["presentation"].setChecked(on)
+        self.commands["presentation"].setChecked(on)
         self._settings.setValue("presentation", on)
 
     def _on_view_reset_layout(self) -> None:

@@ -1,0 +1,292 @@
+"""One leaf's ``.grad`` after each backward call: accumulation made visible over time.
+
+x is the backward call's number (1, 2, ...), y the value ``.grad`` held after it: one line
+per element for small leaves, the norm for bigger ones. Where ``.grad`` changed between two
+calls (zeroed, typically) the line drops at the half step and a dashed "zeroed" line says
+why; failed calls get a red line; the step the other views show is highlighted. Clicking
+near a step asks for that step (the panel turns it into ``session.select_step``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pyqtgraph as pg
+from pyqtgraph.GraphicsScene.mouseEvents import MouseClickEvent
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QWidget
+
+from gui.model import nested
+from gui.model.results import TensorData
+from gui.model.session import Snapshot
+from gui.widgets.grad_bars import (
+    TEXT_COLOR,
+    StickyRange,
+    floats,
+    is_zeroed,
+    label_ticks,
+    plot_font,
+    same_grad,
+    set_title,
+    style_plot,
+)
+
+MAX_CURVES = 8
+# Elements are categories, not signed amounts, so they take a colour-blind-safe categorical
+# palette (Okabe-Ito without its yellow and vermillion: yellow vanishes on white and
+# vermillion would read as the red of a failed step), with a distinct symbol each as well.
+CURVE_COLORS = (
+    "#0072b2",
+    "#e69f00",
+    "#009e73",
+    "#cc79a7",
+    "#56b4e9",
+    "#000000",
+    "#8c564b",
+    "#999999",
+)
+CURVE_SYMBOLS = ("o", "s", "t", "d", "t1", "p", "h", "star")
+FAILED_COLOR = "#c62828"
+ZEROED_COLOR = "#505050"
+SHOWN_COLOR = (255, 193, 7, 110)
+
+
+@dataclass(frozen=True)
+class HistoryData:
+    """The points of one leaf's history; ``series[k][j]`` is curve ``k`` at ``xs[j]``.
+
+    ``steps`` is the number of backward calls; ``zeroed`` and ``failed`` are x positions of
+    the marker lines; ``shown`` is the x of the step the other views show.
+    """
+
+    xs: tuple[float, ...] = ()
+    series: tuple[tuple[float, ...], ...] = ()
+    steps: int = 0
+    zeroed: tuple[float, ...] = ()
+    failed: tuple[float, ...] = ()
+    shown: float | None = None
+    end: float = 0.0  # the last x plotted: steps, or steps + 0.5 after a final zeroing
+
+
+def per_element(shape: tuple[int, ...]) -> bool:
+    """One curve per element (small leaves) rather than the norm."""
+    return nested.numel(shape) <= MAX_CURVES
+
+
+def _point(data: TensorData | None, curves: int, elements: bool) -> list[float]:
+    values = floats(data)
+    if elements:
+        if values is None or len(values) != curves:
+            return [math.nan] * curves
+        return values
+    if values is not None:
+        return [math.sqrt(sum(v * v for v in values))]
+    if data is not None and data.summary is not None:
+        return [data.summary.norm]
+    return [math.nan]
+
+
+def history_data(snapshot: Snapshot, leaf: str, shape: tuple[int, ...]) -> HistoryData:
+    """The history of ``leaf`` (of ``shape``) over the snapshot's backward calls."""
+    result = snapshot.result
+    steps = () if result is None else result.steps
+    elements = per_element(shape)
+    curves = nested.numel(shape) if elements else 1
+    xs: list[float] = []
+    points: list[list[float]] = []
+    zeroed: list[float] = []
+    failed: list[float] = []
+    previous: TensorData | None = None
+    for number, step in enumerate(steps, start=1):
+        before = step.grads_before.get(leaf)
+        if number > 1 and not same_grad(before, previous):
+            xs.append(number - 0.5)
+            points.append(_point(before, curves, elements))
+        if step.zero_grad and number > 1:
+            zeroed.append(number - 0.5)
+        previous = step.grads_after.get(leaf)
+        xs.append(number)
+        points.append(_point(previous, curves, elements))
+        if step.error is not None:
+            failed.append(number)
+    count = len(steps)
+    end = float(count)
+    final = snapshot.leaf_grads.get(leaf)
+    if count and not same_grad(final, previous):  # changed after the last call
+        end = count + 0.5
+        xs.append(end)
+        points.append(_point(final, curves, elements))
+        if is_zeroed(final):
+            zeroed.append(end)
+    return HistoryData(
+        xs=tuple(xs),
+        series=tuple(tuple(p[k] for p in points) for k in range(curves)),
+        steps=count,
+        zeroed=tuple(zeroed),
+        failed=tuple(failed),
+        shown=_shown_x(snapshot, count, end),
+        end=end,
+    )
+
+
+def _shown_x(snapshot: Snapshot, count: int, end: float) -> float | None:
+    if not count:
+        return None
+    selected = snapshot.selected_step
+    if selected is None or not 0 <= selected < count:
+        return end
+    return float(selected + 1)
+
+
+def step_for_click(x: float, data: HistoryData) -> int | None:
+    """The step index a click at ``x`` asks for; ``None`` means "the latest"."""
+    if data.end > data.steps and x > data.steps + 0.25:
+        return None
+    number = min(max(round(x), 1), data.steps)
+    if number == data.steps and data.end == data.steps:
+        return None
+    return number - 1
+
+
+def _marker(color: str, dashed: bool, text: str) -> pg.InfiniteLine:
+    style = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
+    line = pg.InfiniteLine(
+        angle=90,
+        pen=pg.mkPen(color, width=2, style=style),
+        label=text,
+        # Written along the line: across it, neighbouring labels overlap and the last is cut.
+        labelOpts={"position": 0.7, "color": color, "rotateAxis": (1, 0)},
+    )
+    line.label.setFont(plot_font())
+    return line
+
+
+class GradHistory(pg.PlotWidget):
+    """The history plot of one leaf; built once per leaf shape, updated by :meth:`show_data`.
+
+    ``step_clicked`` carries the step index a click inside the plot asks for (an ``int``, or
+    ``None`` for "the latest"), ready for ``session.select_step``.
+    """
+
+    step_clicked = Signal(object)
+
+    def __init__(self, leaf: str, shape: tuple[int, ...], parent: QWidget | None = None) -> None:
+        super().__init__(parent, background="w")
+        style_plot(self)
+        self.leaf = leaf
+        elements = per_element(shape)
+        count = nested.numel(shape) if elements else 1
+        heading = f"{leaf}.grad" if elements else f"‖{leaf}.grad‖"
+        names = [nested.index_label(shape, i) or heading for i in range(count)]
+        self._highlight = pg.InfiniteLine(angle=90, pen=pg.mkPen(SHOWN_COLOR, width=14))
+        self._highlight.setZValue(-10)
+        self.addItem(self._highlight)
+        self.curves = tuple(self._curve(k, name) for k, name in enumerate(names))
+        self._drawn: list[tuple[tuple[float, ...], tuple[float, ...]] | None] = [None] * count
+        if count > 1:
+            self._add_legend(self.curves, names)
+        self._zeroed: list[pg.InfiniteLine] = []
+        self._failed: list[pg.InfiniteLine] = []
+        self._range = StickyRange()
+        self._steps = -1
+        self._end = 0.0
+        self._data = HistoryData()
+        set_title(self, f"{heading} after each backward")
+        self.scene().sigMouseClicked.connect(self._on_scene_clicked)
+        self.getPlotItem().vb.sigResized.connect(self._update_ticks)
+
+    def _curve(self, k: int, name: str) -> pg.PlotDataItem:
+        color = CURVE_COLORS[k % len(CURVE_COLORS)]
+        curve = pg.PlotDataItem(
+            pen=pg.mkPen(color, width=2),
+            symbol=CURVE_SYMBOLS[k % len(CURVE_SYMBOLS)],
+            symbolBrush=color,
+            symbolPen=pg.mkPen(color),
+            symbolSize=9,
+            name=name,
+            connect="finite",
+        )
+        self.addItem(curve)
+        return curve
+
+    def _add_legend(self, curves: tuple[pg.PlotDataItem, ...], names: list[str]) -> None:
+        # Beside the plot, not over it: inside, it hid points whatever corner it took.
+        legend = pg.LegendItem(
+            labelTextSize=f"{plot_font().pointSizeF():g}pt",
+            labelTextColor=TEXT_COLOR,
+            frame=False,
+            verSpacing=-6,
+        )
+        for curve, name in zip(curves, names, strict=True):
+            legend.addItem(curve, name)
+        legend.updateSize()
+        # Its own height at the top of the cell: stretched to the plot's, rows drift apart.
+        legend.setMaximumHeight(legend.height())
+        layout = self.getPlotItem().layout
+        layout.addItem(legend, 2, 3)
+        layout.setAlignment(legend, Qt.AlignmentFlag.AlignTop)
+
+    def show_data(self, data: HistoryData) -> None:
+        """Draw ``data`` (the curves, marker lines, the highlighted step, the ranges)."""
+        self._draw_curves(data)
+        self._place(self._zeroed, data.zeroed, ZEROED_COLOR, True, "zeroed")
+        self._place(self._failed, data.failed, FAILED_COLOR, False, "failed")
+        self._highlight.setVisible(data.shown is not None)
+        if data.shown is not None:
+            self._highlight.setValue(data.shown)
+        self._data = data
+        if (data.steps, data.end) != (self._steps, self._end):
+            self._steps, self._end = data.steps, data.end
+            self.setXRange(0.5, max(data.end, 1.0) + 0.5, padding=0)
+            self._update_ticks()
+        new = self._range.fit(v for ys in data.series for v in ys)
+        if new is not None:
+            self.setYRange(*new, padding=0)
+
+    def _draw_curves(self, data: HistoryData) -> None:
+        for k, curve in enumerate(self.curves):
+            ys = data.series[k] if k < len(data.series) else ()
+            # A slider moves one element: redrawing the others' points cost ~0.3 ms each.
+            if self._drawn[k] == (data.xs, ys):
+                continue
+            self._drawn[k] = (data.xs, ys)
+            if any(math.isfinite(y) for y in ys):
+                curve.setData(list(data.xs), list(ys))
+            else:  # all gaps (x.grad stayed None): pyqtgraph would warn about an all-nan slice
+                curve.setData([], [])
+
+    def _place(
+        self,
+        pool: list[pg.InfiniteLine],
+        positions: tuple[float, ...],
+        color: str,
+        dashed: bool,
+        text: str,
+    ) -> None:
+        while len(pool) < len(positions):
+            line = _marker(color, dashed, text)
+            self.addItem(line)
+            pool.append(line)
+        for k, line in enumerate(pool):
+            line.setVisible(k < len(positions))
+            if k < len(positions) and line.value() != positions[k]:
+                line.setValue(positions[k])
+
+    def _update_ticks(self) -> None:
+        numbers = list(range(1, max(self._steps, 0) + 1))
+        width = self.getPlotItem().vb.boundingRect().width()
+        label_ticks(self.getPlotItem().getAxis("bottom"), numbers, [str(n) for n in numbers], width)
+
+    def _on_scene_clicked(self, event: MouseClickEvent) -> None:
+        box = self.getPlotItem().vb
+        pos = event.scenePos()
+        if event.button() != Qt.MouseButton.LeftButton or self._steps <= 0:
+            return
+        if box.sceneBoundingRect().contains(pos):
+            self.step_clicked.emit(step_for_click(box.mapSceneToView(pos).x(), self._data))
+
+    @property
+    def data(self) -> HistoryData:
+        """What the plot shows now."""
+        return self._data

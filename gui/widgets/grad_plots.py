@@ -1,0 +1,249 @@
+"""The gradient plots panel: per leaf, this backward's bars and the history over backwards.
+
+Each leaf gets one row: on the left :class:`~gui.widgets.grad_bars.GradBars` (``x.grad``
+per element, split into what was already there and what the shown backward added), on the
+right :class:`~gui.widgets.grad_history.GradHistory` (``x.grad`` after each backward call).
+Up to :data:`MAX_ROWS` leaves are shown together; with more, a combo box picks one.
+
+Plots are built once per set of leaves and shapes; a slider tick only feeds them new numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from PySide6.QtCore import QPointF, QSignalBlocker, Qt
+from PySide6.QtGui import QBrush, QColor, QLinearGradient, QPainter, QPen, QPixmap
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.model.colors import DIVERGING_STOPS, scale_for
+from gui.model.results import RunResult
+from gui.model.session import Session, Snapshot
+from gui.widgets.grad_bars import (
+    ADDED_BORDER,
+    BEFORE_COLOR,
+    FINAL_COLOR,
+    BarData,
+    GradBars,
+    bar_data,
+    plot_font,
+)
+from gui.widgets.grad_history import GradHistory, history_data
+
+MAX_ROWS = 3
+ROW_MIN_HEIGHT = 190
+SWATCH = (22, 16)
+
+Shapes = tuple[tuple[str, tuple[int, ...]], ...]
+
+
+def _swatch(kind: str) -> QPixmap:
+    """A legend sample drawn like the bars: hatched, the diverging scale, the final tick."""
+    width, height = SWATCH
+    pixmap = QPixmap(width, height)
+    pixmap.fill(QColor("white"))
+    painter = QPainter(pixmap)
+    if kind == "before":
+        painter.setPen(QPen(QColor(BEFORE_COLOR)))
+        painter.setBrush(QBrush(QColor(BEFORE_COLOR), Qt.BrushStyle.BDiagPattern))
+        painter.drawRect(0, 0, width - 1, height - 1)
+    elif kind == "added":
+        ramp = QLinearGradient(QPointF(0, 0), QPointF(width, 0))
+        for k, color in enumerate(DIVERGING_STOPS):
+            ramp.setColorAt(k / (len(DIVERGING_STOPS) - 1), QColor(color))
+        painter.setPen(QPen(QColor(ADDED_BORDER)))
+        painter.setBrush(QBrush(ramp))
+        painter.drawRect(0, 0, width - 1, height - 1)
+    else:
+        painter.setPen(QPen(QColor(FINAL_COLOR), 3))
+        painter.drawLine(1, height // 2, width - 2, height // 2)
+    painter.end()
+    return pixmap
+
+
+def _legend() -> QWidget:
+    """What the bars mean, once for all leaves (inside each plot it would cover bars)."""
+    row = QWidget()
+    layout = QHBoxLayout(row)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(6)
+    entries = (
+        ("before", "already in .grad"),
+        ("added", "added by this backward"),
+        ("final", ".grad after"),
+    )
+    for kind, text in entries:
+        sample = QLabel()
+        sample.setPixmap(_swatch(kind))
+        label = QLabel(text)
+        label.setFont(plot_font())
+        layout.addWidget(sample)
+        layout.addWidget(label)
+        layout.addSpacing(4)
+    layout.addStretch(1)
+    return row
+
+
+def _shape(result: RunResult | None, leaf: str) -> tuple[int, ...]:
+    info = None if result is None else result.tensors.get(leaf)
+    return () if info is None else tuple(info.value.shape)
+
+
+class GradPlotsPanel(QWidget):
+    """Gradient plots for the session's leaves; see the module docstring.
+
+    Parameters
+    ----------
+    session
+        The session to render; clicking a step in a history plot selects it there.
+    parent
+        The usual Qt parent.
+    """
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._session = session
+        self._rows: dict[str, tuple[GradBars, GradHistory]] = {}
+        self._shapes: Shapes = ()
+        self._picked: str | None = None
+        self._drawn: tuple[RunResult | None, int | None] | None = None
+        self._build()
+        session.changed.connect(self.render)
+        self.render(session.snapshot)
+
+    def _build(self) -> None:
+        self._combo = QComboBox()
+        self._combo.setFont(plot_font())
+        self._combo.setToolTip("Which leaf's gradient to plot")
+        self._combo.currentTextChanged.connect(self._on_leaf_picked)
+        self._combo_label = QLabel("Leaf:")
+        self._combo_label.setFont(plot_font())
+        legend = _legend()
+        # Clipped at the right rather than forcing the panel wider than its column.
+        legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        legend.setMinimumHeight(legend.sizeHint().height())
+        top = QHBoxLayout()
+        top.addWidget(legend, 1)
+        top.addWidget(self._combo_label)
+        top.addWidget(self._combo)
+        self._empty = QLabel("No leaf tensor that requires grad: nothing to plot yet.")
+        self._empty.setFont(plot_font())
+        self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        host = self._grid_host = QWidget()
+        self._grid = QGridLayout(host)
+        self._grid.setContentsMargins(0, 0, 0, 0)
+        self._grid.setColumnStretch(0, 1)
+        self._grid.setColumnStretch(1, 1)
+        self._scroll = QScrollArea()
+        self._scroll.setWidgetResizable(True)
+        self._scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self._scroll.setWidget(host)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addWidget(self._empty, 1)
+        layout.addWidget(self._scroll, 1)
+
+    # -- rendering ---------------------------------------------------------------------
+
+    # Shadows QWidget.render(QPaintDevice) on purpose: every panel's public entry point.
+    def render(self, snapshot: Snapshot) -> None:  # type: ignore[override]
+        """Show ``snapshot``: only a new result or another selected step changes the plots."""
+        drawn = (snapshot.result, snapshot.selected_step)
+        if self._drawn is not None and drawn[0] is self._drawn[0] and drawn[1] == self._drawn[1]:
+            return
+        self._drawn = drawn
+        leaves = snapshot.leaves
+        self._sync_combo(leaves)
+        shown = leaves if len(leaves) <= MAX_ROWS else tuple(x for x in leaves if x == self._picked)
+        shapes = tuple((leaf, _shape(snapshot.result, leaf)) for leaf in shown)
+        if shapes != self._shapes:
+            self._rebuild(shapes)
+        self._empty.setVisible(not shapes)
+        self._scroll.setVisible(bool(shapes))
+        bars = {leaf: bar_data(snapshot, leaf) for leaf, _ in shapes}
+        scale = _scale(bars.values())
+        for leaf, shape in shapes:
+            bar_plot, history_plot = self._rows[leaf]
+            bar_plot.show_data(bars[leaf], scale)
+            history_plot.show_data(history_data(snapshot, leaf, shape))
+
+    def _sync_combo(self, leaves: tuple[str, ...]) -> None:
+        many = len(leaves) > MAX_ROWS
+        if self._picked not in leaves:
+            self._picked = leaves[0] if leaves else None
+        items = [self._combo.itemText(i) for i in range(self._combo.count())]
+        with QSignalBlocker(self._combo):
+            if items != list(leaves):
+                self._combo.clear()
+                self._combo.addItems(list(leaves))
+            if self._picked is not None:
+                self._combo.setCurrentText(self._picked)
+        self._combo.setVisible(many)
+        self._combo_label.setVisible(many)
+
+    def _rebuild(self, shapes: Shapes) -> None:
+        for bar_plot, history_plot in self._rows.values():
+            for plot in (bar_plot, history_plot):
+                self._grid.removeWidget(plot)
+                plot.setParent(None)
+                plot.deleteLater()
+        self._rows = {}
+        for row, (leaf, shape) in enumerate(shapes):
+            bar_plot = GradBars(leaf, shape)
+            history_plot = GradHistory(leaf, shape)
+            history_plot.step_clicked.connect(self._on_view_step_clicked)
+            for plot in (bar_plot, history_plot):
+                plot.setMinimumHeight(ROW_MIN_HEIGHT)
+            self._grid.addWidget(bar_plot, row, 0)
+            self._grid.addWidget(history_plot, row, 1)
+            self._rows[leaf] = (bar_plot, history_plot)
+        self._shapes = shapes
+        # Said outright: the scroll area did not always hear of the grid's new minimum.
+        spacing = self._grid.verticalSpacing()
+        self._grid_host.setMinimumHeight(max(0, len(shapes) * (ROW_MIN_HEIGHT + spacing) - spacing))
+
+    # -- user actions ------------------------------------------------------------------
+
+    def _on_view_step_clicked(self, index: int | None) -> None:
+        self._session.select_step(index)
+
+    def _on_leaf_picked(self, name: str) -> None:
+        # Which leaf to plot is this panel's own view state, like a scroll position: it
+        # changes nothing in the session.
+        if not name or name == self._picked:
+            return
+        self._picked = name
+        self._drawn = None
+        self.render(self._session.snapshot)
+
+    # -- for tests and the main window -------------------------------------------------
+
+    def shown_leaves(self) -> tuple[str, ...]:
+        """The leaves that have plots now."""
+        return tuple(self._rows)
+
+    def bars(self, leaf: str) -> GradBars:
+        """The bars plot of ``leaf``: ``.before``/``.added`` (BarGraphItem), ``.final``
+        (the ticks at the value after), ``.message()``/``.note()`` (texts shown)."""
+        return self._rows[leaf][0]
+
+    def history(self, leaf: str) -> GradHistory:
+        """The history plot of ``leaf``: ``.curves`` (PlotDataItem per element or the norm),
+        ``.data`` (the points, marker lines and highlighted step)."""
+        return self._rows[leaf][1]
+
+
+def _scale(bars: Iterable[BarData]) -> float:
+    """One diverging scale over every number the bars show, so colours compare across leaves."""
+    return scale_for(v for d in bars for v in (*d.added, *d.after))
