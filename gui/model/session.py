@@ -20,6 +20,7 @@ import os
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
@@ -28,6 +29,7 @@ from psygnal import Signal
 from gui.model import nested
 from gui.model.codegen import plain_script
 from gui.model.export import step_for_graph, write_export
+from gui.model.graph_paint import Gradients, gradients
 from gui.model.layout import GraphLayout, layout_graph
 from gui.model.results import (
     Explanation,
@@ -192,7 +194,7 @@ class Snapshot:
             return steps[self.selected_step]
         return steps[-1]
 
-    @property
+    @cached_property
     def graph_step(self) -> StepRecord | None:
         """The step whose gradients the graph shows: :attr:`shown_step` if it ran on this
         graph (a backward the code made on another tensor has other nodes), else none."""
@@ -206,7 +208,16 @@ class Snapshot:
             return None
         return step if step.graph.structure_key == graph.structure_key else None
 
-    @property
+    @cached_property
+    def paint(self) -> Gradients | None:
+        """Every gradient the graph shows and the one colour scale for them, resolved once
+        per snapshot for all panels (so a value has the same colour everywhere)."""
+        graph = self.graph
+        if graph is None:
+            return None
+        return gradients(graph, self.graph_step, self.leaf_grads)
+
+    @cached_property
     def leaf_grads(self) -> dict[str, TensorData | None]:
         """Each leaf's ``.grad`` after the whole run."""
         if self.result is None:
@@ -304,6 +315,7 @@ class Session:
         self._dispatcher: Dispatcher = dispatcher or ImmediateDispatcher()
         self._time_limit = time_limit
         self._layouts = LayoutCache()
+        self._auto_ranges: dict[str, InputRange] = {}
         self._state = _State(code="")
         self._live = True
         self._generation = 0
@@ -345,7 +357,10 @@ class Session:
         s = self._state
         if code == s.code:
             return
-        values = {n: v for n, v in s.values.items() if not self._line_edited(n, s.code, code)}
+        edited = {n for n in (*s.values, *self._auto_ranges) if self._line_edited(n, s.code, code)}
+        values = {n: v for n, v in s.values.items() if n not in edited}
+        for name in edited:  # a new value in the code gets a range made for it
+            self._auto_ranges.pop(name, None)
         self._change(replace(s, code=code, values=values), {"code", "values"})
 
     def _line_edited(self, name: str, old: str, new: str) -> bool:
@@ -610,6 +625,9 @@ class Session:
     def _on_computed(self, computed: _Computed) -> None:
         self._in_flight = False
         self._latest = computed
+        self._settle_ranges(computed.result)
+        if self._drop_outgrown_gradients(computed.result):
+            self._rerun = True
         if computed.result.graph is not None or self._shown is None:
             self._shown = computed
             graph = computed.result.graph
@@ -626,6 +644,46 @@ class Session:
             pending = self._claim_run()
         self._emit({"result"})
         self._submit(pending)
+
+    def _settle_ranges(self, result: RunResult) -> None:
+        """Keep each default slider range fixed while its values fit in it.
+
+        A range recomputed from every new value would rescale the slider under the mouse
+        while it is dragged; a value typed beyond the range gets a new range that holds it.
+        """
+        current: dict[str, NestedValues | None] = {
+            name: info.value.values
+            for name, info in result.tensors.items()
+            if name in result.leaves and info.value.values is not None
+        }
+        if result.output_value is not None:
+            current[GRADIENT_RANGE] = self._snapshot.current_step.gradient
+        for name, values in current.items():
+            kept = self._auto_ranges.get(name)
+            if kept is None or not _fits(values, kept):
+                self._auto_ranges[name] = default_range(values)
+
+    def _drop_outgrown_gradients(self, result: RunResult) -> bool:
+        """When edited code changes the output's shape under gradients that fitted the old
+        one, those gradients go back to implicit (a leftover [[1, 0], [1, 0]] would only
+        raise a shape error about a tensor the user no longer has). Gradients that never
+        fitted (an old tutorial's ``[1, 0]``) stay: their error is the lesson."""
+        s = self._state
+        old = self._shown.result.output_value if self._shown is not None else None
+        new = result.output_value
+        if not s.steps or old is None or new is None or old.shape == new.shape:
+            return False
+        steps = tuple(
+            replace(st, gradient=None)
+            if st.gradient is not None and nested.shape_of(st.gradient) == old.shape
+            else st
+            for st in s.steps
+        )
+        if steps == s.steps:
+            return False
+        self._state = replace(s, steps=steps)
+        self._generation += 1
+        return True
 
     # -- selection ---------------------------------------------------------------------
 
@@ -659,6 +717,7 @@ class Session:
         )
         self._path = path
         self._saved_state = state
+        self._auto_ranges.clear()
         self._selected_node = None
         self._selected_step = None
         self._shown = None
@@ -719,7 +778,7 @@ class Session:
             changes=changes,
             code=s.code,
             values=dict(s.values),
-            ranges=dict(s.ranges),
+            ranges={**self._auto_ranges, **s.ranges},
             output=s.output,
             steps=s.steps,
             zero_after=s.zero_after,
@@ -743,6 +802,15 @@ class Session:
     def _emit(self, changes: set[str]) -> None:
         self._snapshot = self._make_snapshot(frozenset(changes))
         self.changed.emit(self._snapshot)
+
+
+def _fits(values: NestedValues | None, value_range: InputRange) -> bool:
+    flat = nested.flatten(values) if values is not None else []
+    return all(
+        value_range.low <= v <= value_range.high
+        for v in flat
+        if isinstance(v, int | float) and math.isfinite(v)
+    )
 
 
 def _engine_error(exc: Exception) -> Explanation:

@@ -22,6 +22,10 @@ PARENT_SIDE = (
     "gui.model.layout",
     "gui.model.svg_export",
     "gui.model.export",
+    "gui.model.session",
+    "gui.model.nested",
+    "gui.model.graph_paint",
+    "gui.model.local_rules",
     "gui.resources",
 )
 

@@ -317,3 +317,33 @@ def test_nested_helpers() -> None:
     assert scaled([1.0, -2.0], 0.5) == [0.5, -1.0]
     assert index_label((2, 3), 4) == "[1, 1]" and index_label((), 0) == ""
     assert shape_of([]) == (0,) and flatten([]) == []
+
+
+def test_default_range_stays_put_while_dragging() -> None:
+    session, _ = make("x = torch.tensor([3.], requires_grad=True)\ny = (x * x).sum()\n")
+    first = session.snapshot.range_for("x")
+    for value in (4.9, -5.0, 0.01):
+        session.set_input("x", 0, value)
+        assert session.snapshot.range_for("x") == first
+    session.set_input("x", 0, 30.0)  # typed beyond the ends: the range grows to hold it
+    assert session.snapshot.range_for("x") == default_range([30.0])
+    session.set_code("x = torch.tensor([300.], requires_grad=True)\ny = (x * x).sum()\n")
+    assert session.snapshot.range_for("x") == default_range([300.0])
+
+
+def test_gradient_that_fitted_the_old_output_goes_back_to_implicit() -> None:
+    session, _ = make()
+    session.load(load_session(lesson("05-gradients-accumulate")))
+    session.set_code("x = torch.tensor([1., 2.], requires_grad=True)\nloss = (x * x).sum()\n")
+    snap = session.snapshot
+    assert snap.error is None or snap.error.kind == "backward-twice"
+    assert snap.steps is not None and all(st.gradient is None for st in snap.steps)
+
+
+def test_gradient_that_never_fitted_stays_to_show_its_error() -> None:
+    session, _ = make()
+    session.load(load_session(lesson("04-gradient-argument-scales")))
+    session.set_gradient([1.0, 0.0])
+    snap = session.snapshot
+    assert snap.error is not None and snap.error.kind == "gradient-shape-mismatch"
+    assert snap.current_step.gradient == [1.0, 0.0]

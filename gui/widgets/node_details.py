@@ -1,0 +1,305 @@
+"""The node details pane: what the selected graph node does, with this step's numbers.
+
+For the node the session has selected it shows, top to bottom: its title and a plain
+sentence on what it is; its value and the gradients arriving at and leaving it (each with a
+swatch on the shared diverging scale, so they match the graph's colours); for a leaf its
+``.grad`` and what the shown backward call added; the tensors and attributes it saved; its
+local derivative rule; and that rule with the numbers plugged in (see
+:mod:`gui.model.local_rules`, which also guarantees every final number is torch's own).
+
+One read-only, selectable, word-wrapped rich-text view: it reflows to any width, so it
+stays readable in a narrow dock and on a projector.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import time
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+
+from gui.model.colors import tensor_color
+from gui.model.graph_paint import gradients, node_gradient
+from gui.model.local_rules import DETAIL_MAX_ELEMENTS, NodeDescription, describe, step_contribution
+from gui.model.results import Graph, GraphNode, NestedValues, NodeFlow, StepRecord, TensorData
+from gui.model.session import Session, Snapshot
+from gui.model.tensor_format import format_shape, format_tensor
+
+EMPTY_TEXT = "Click a node in the graph to see what it does"
+# What a snapshot must have changed for the pane to draw again: the selected node or step,
+# or the numbers behind them. A slider tick brings a new result, so it redraws too.
+RENDER_ON = frozenset({"selection", "result", "file"})
+# A drawing slower than this (big tensors) makes further value-only updates wait
+# DEFERRED_DRAW_MS and coalesce, keeping slider ticks inside the window's budget.
+SLOW_DRAW_SECONDS = 0.008
+DEFERRED_DRAW_MS = 120
+MUTED = "#606060"
+HEADING = "#303030"
+_CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
+def _escape(text: str) -> str:
+    return html.escape(text, quote=False)
+
+
+def _swatch(t: TensorData | None, scale: float) -> str:
+    """A small block in the colour the graph gives ``t`` (nothing for no numbers)."""
+    color = tensor_color(t, scale)
+    if color is None:
+        return ""
+    # Non-breaking spaces on a coloured background: Qt rich text has no inline boxes.
+    return (
+        f'<span style="background-color:{color}; color:{color}">&nbsp;&nbsp;&nbsp;&nbsp;</span>'
+        "&nbsp;"
+    )
+
+
+class _Html:
+    """Builds the pane's HTML piece by piece (one place decides the markup)."""
+
+    def __init__(self, mono: str, scale: float) -> None:
+        self.mono = html.escape(mono, quote=True)
+        self.scale = scale
+        self.parts: list[str] = []
+        self.rows: list[str] = []
+
+    def code(self, text: str) -> str:
+        return f"<span style=\"font-family:'{self.mono}'\">{_escape(text)}</span>"
+
+    def paragraph(self, text: str, style: str = "") -> None:
+        self.flush_rows()
+        body = _CODE_SPAN.sub(lambda m: self.code(m.group(1)), _escape(text))
+        self.parts.append(f'<p style="margin:0 0 6px 0; {style}">{body}</p>')
+
+    def heading(self, text: str) -> None:
+        self.flush_rows()
+        self.parts.append(
+            f'<p style="margin:10px 0 2px 0; color:{HEADING}"><b>{_escape(text)}</b></p>'
+        )
+
+    def row(
+        self, label: str, t: TensorData | None, text: str | None = None, swatch: bool = True
+    ) -> None:
+        shown = text if text is not None else format_tensor(t, DETAIL_MAX_ELEMENTS)
+        mark = _swatch(t, self.scale) if swatch else ""
+        self.rows.append(
+            f'<tr><td style="color:{MUTED}; padding-right:8px">{_escape(label)}</td>'
+            f"<td>{mark}{self.code(shown)}</td></tr>"
+        )
+
+    def flush_rows(self) -> None:
+        if self.rows:
+            self.parts.append(
+                '<table cellspacing="0" cellpadding="1">' + "".join(self.rows) + "</table>"
+            )
+            self.rows = []
+
+    def block(self, text: str) -> None:
+        """Monospace text that keeps its line breaks and alignment but still wraps."""
+        self.flush_rows()
+        self.parts.append(
+            f"<p style=\"margin:0 0 4px 0; white-space:pre-wrap; font-family:'{self.mono}'\">"
+            f"{_escape(text)}</p>"
+        )
+
+    def result(self) -> str:
+        self.flush_rows()
+        return "".join(self.parts)
+
+
+def _flow_for(node: GraphNode, step: StepRecord | None) -> NodeFlow | None:
+    if step is None or node.kind not in ("function", "leaf"):
+        return None
+    return step.flows.get(node.key)
+
+
+def _input_names(node: GraphNode, graph: Graph, description: NodeDescription) -> list[str]:
+    names = list(description.inputs)
+    sources = {e.input_index: e.source for e in graph.edges if e.target == node.key}
+    labels = {n.key: n.label for n in graph.nodes}
+    return [
+        names[i] if i < len(names) else labels.get(sources.get(i, ""), f"input {i}")
+        for i in range(max(len(names), len(sources)))
+    ]
+
+
+def _contribution(step: StepRecord | None, leaf: str) -> TensorData | None:
+    if step is None:
+        return None
+    added: NestedValues | None = step_contribution(step, leaf)
+    after = step.grads_after.get(leaf)
+    if added is None or after is None:
+        return None
+    return TensorData(after.shape, after.dtype, added)
+
+
+def _gradient_rows(out: _Html, node: GraphNode, snapshot: Snapshot, flow: NodeFlow | None,
+                   description: NodeDescription) -> None:  # fmt: skip
+    step = snapshot.graph_step
+    graph = snapshot.graph
+    if node.kind == "output":
+        out.row("seed v (gradient in)", node_gradient(node, step, snapshot.leaf_grads))
+        return
+    if node.kind == "leaf":
+        name = node.var or node.label
+        if flow is not None and flow.arriving:
+            out.row("gradient arriving", flow.arriving[0])
+        out.row(f"{name}.grad now", snapshot.leaf_grads.get(name))
+        added = _contribution(step, name)
+        if added is not None:
+            out.row("added by this call", added)
+        return
+    if flow is None or graph is None:
+        return
+    for i, t in enumerate(flow.arriving):
+        out.row("gradient arriving" + (f" [{i}]" if len(flow.arriving) > 1 else ""), t)
+    for name, t in zip(_input_names(node, graph, description), flow.leaving, strict=False):
+        if t is None:
+            out.row(f"leaving → {name}", None, "none (needs no gradient)", swatch=False)
+        else:
+            out.row(f"leaving → {name}", t)
+
+
+def _step_note(snapshot: Snapshot) -> str | None:
+    steps = () if snapshot.result is None else snapshot.result.steps
+    step = snapshot.graph_step
+    if step is None:
+        return None
+    where = f" (line {step.line} of your code)" if step.source == "code" and step.line else ""
+    note = f"Numbers from backward call {step.index + 1} of {len(steps)}{where}."
+    if step.details_dropped:
+        note += " This call kept only the leaves' gradients (a long loop)."
+    return note
+
+
+def details_html(node: GraphNode, snapshot: Snapshot, mono: str) -> str:
+    """The pane's HTML for ``node`` in ``snapshot`` (``mono``: the monospace font family)."""
+    graph = snapshot.graph
+    assert graph is not None
+    # The step whose flows belong to this graph: a backward the code made on another
+    # tensor has other nodes under the same keys.
+    step = snapshot.graph_step
+    flow = _flow_for(node, step)
+    description = describe(node, flow, graph, step)
+    out = _Html(mono, gradients(graph, step, snapshot.leaf_grads).scale)
+    # "MulBackward0 — backward of `y = x * 2`": the name big, the expression below it, so a
+    # narrow pane never breaks the expression mid-way through the heading.
+    name, _, subtitle = description.title.partition(" — ")
+    out.paragraph(name, "font-size:large; font-weight:bold; margin-bottom:0")
+    if subtitle:
+        out.paragraph(subtitle)
+    out.paragraph(description.what)
+    if node.value is not None:
+        out.row("value", node.value, swatch=False)
+        out.row("shape", None, format_shape(node.value.shape), swatch=False)
+    _gradient_rows(out, node, snapshot, flow, description)
+    if description.saved:
+        out.heading("Saved for backward")
+        for name, text in description.saved:
+            out.row(name, None, text, swatch=False)
+    if description.rule:
+        out.heading("Local rule")
+        out.block(description.rule)
+    if description.numbers:
+        out.heading("With this call's numbers")
+        note = _step_note(snapshot)
+        if note is not None and node.kind in ("function", "leaf"):
+            out.paragraph(note, f"color:{MUTED}")
+        out.block(description.numbers)
+    return out.result()
+
+
+def _selected(snapshot: Snapshot) -> GraphNode | None:
+    graph = snapshot.graph
+    if graph is None or snapshot.selected_node is None:
+        return None
+    return next((n for n in graph.nodes if n.key == snapshot.selected_node), None)
+
+
+class NodeDetailsPanel(QWidget):
+    """Shows the session's selected node: what it does and its rule with numbers.
+
+    Parameters
+    ----------
+    session
+        The window's session; the pane follows ``snapshot.selected_node`` and
+        ``snapshot.graph_step``, and its "Close" button clears the selection.
+    parent
+        The Qt parent.
+    """
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._session = session
+        self._drawn: str | None = None
+        self._slow = False
+        self._pending: Snapshot | None = None
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DEFERRED_DRAW_MS)
+        self._timer.timeout.connect(self._on_model_deferred)
+        header = QHBoxLayout()
+        self._heading = QLabel("Node details")
+        font = self._heading.font()
+        font.setBold(True)
+        self._heading.setFont(font)
+        self.close_button = QPushButton("Close")
+        self.close_button.setToolTip("Clear the selection")
+        self.close_button.clicked.connect(self._on_view_close)
+        header.addWidget(self._heading)
+        header.addStretch(1)
+        header.addWidget(self.close_button)
+        self.browser = QTextBrowser()
+        self.browser.setOpenLinks(False)
+        self.browser.setLineWrapMode(QTextBrowser.LineWrapMode.WidgetWidth)
+        # Selectable with the mouse (and copied with Ctrl+C) but no blinking caret in a pane
+        # that is read, not edited.
+        self.browser.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(header)
+        layout.addWidget(self.browser, 1)
+        session.changed.connect(self.render)
+        self.render(session.snapshot)
+
+    def render(self, snapshot: Snapshot) -> None:  # type: ignore[override]
+        """Show ``snapshot``'s selected node (or the empty state); skips unrelated changes.
+
+        A new selection draws at once. New numbers for the same node draw at once too,
+        unless the last drawing was slow (big tensors): then they wait a moment, so a
+        dragged slider coalesces into one drawing instead of queueing many.
+        """
+        if self._drawn is not None and not (snapshot.changes & RENDER_ON):
+            return
+        if self._slow and "selection" not in snapshot.changes:
+            self._pending = snapshot
+            if not self._timer.isActive():
+                self._timer.start()
+            return
+        self._draw(snapshot)
+
+    def _on_model_deferred(self) -> None:
+        if self._pending is not None:
+            self._draw(self._pending)
+
+    def _draw(self, snapshot: Snapshot) -> None:
+        self._pending = None
+        self._timer.stop()
+        start = time.perf_counter()
+        node = _selected(snapshot)
+        self.close_button.setEnabled(node is not None)
+        if node is None:
+            page = f'<p style="color:{MUTED}" align="center">{html.escape(EMPTY_TEXT)}</p>'
+        else:
+            page = details_html(node, snapshot, self._mono)
+        if page != self._drawn:
+            self.browser.setHtml(page)
+            self._drawn = page
+        self._slow = time.perf_counter() - start > SLOW_DRAW_SECONDS
+
+    def _on_view_close(self) -> None:
+        self._session.select_node(None)
