@@ -1,0 +1,452 @@
+"""The backward controls: what to differentiate, the ``gradient`` argument, the options.
+
+``z.backward(v, retain_graph=..., create_graph=...)`` as controls: a choice of tensor, a
+slider per element of ``v`` (one "implicit 1.0" slider for a one-element output), presets
+(ones, zeros, one-hot, scale), the one-click fixes for the classic errors, which
+intermediates keep their ``.grad``, and the buttons that add backward calls or zero
+``.grad``. The controls edit the session's *last* backward call.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.model import nested
+from gui.model.results import FULL_VALUES_LIMIT, RunResult
+from gui.model.session import (
+    GRADIENT_RANGE,
+    FixKind,
+    InputRange,
+    Session,
+    Snapshot,
+)
+from gui.model.tensor_format import format_shape, format_tensor
+from gui.widgets.range_editor import NumberBox, RangeEditor
+from gui.widgets.value_slider import TensorEditor
+
+IMPLICIT_LABEL = "gradient (implicit 1.0)"
+_FIX_TEXT: dict[FixKind, str] = {
+    "sum": "Use {out}.sum()",
+    "mean": "Use {out}.mean()",
+    "ones_like": "gradient = torch.ones_like({out})",
+    "retain_graph": "Keep the graph (retain_graph=True)",
+}
+
+
+def _label(text: str = "") -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    return label
+
+
+def _preset_button(text: str) -> QToolButton:
+    # Tool buttons size to their text: four presets fit a narrow dock.
+    button = QToolButton()
+    button.setText(text)
+    return button
+
+
+def _set_text(label: QLabel | QCheckBox | QPushButton, text: str) -> None:
+    if label.text() != text:
+        label.setText(text)
+
+
+def _gradient_note(snapshot: Snapshot, shape: tuple[int, ...] | None) -> str:
+    """What the learner should know about ``v`` right now (empty: nothing)."""
+    result = snapshot.result
+    out_shape = snapshot.output_shape
+    if result is None:
+        return "Run the code to see what backward differentiates."
+    if out_shape is None:
+        return "Nothing to differentiate: no tensor in the code has a grad_fn."
+    out = result.output or "the output"
+    if snapshot.current_step.gradient is None and nested.numel(out_shape) != 1:
+        return (
+            "No gradient given: torch needs one for a non-scalar output "
+            f"({out} has shape {format_shape(out_shape)})."
+        )
+    if shape is not None and shape != out_shape:
+        return (
+            f"v has shape {format_shape(shape)} but {out} has {format_shape(out_shape)}: "
+            "torch needs them equal. A preset below starts over with the right shape."
+        )
+    if shape is not None and nested.numel(shape) > FULL_VALUES_LIMIT:
+        return "Too many elements to edit one by one: use the presets."
+    return ""
+
+
+def _status(snapshot: Snapshot) -> str:
+    """``"Backward calls: 2 (accumulating)"`` and what else explains the current ``.grad``."""
+    result = snapshot.result
+    steps = () if result is None else result.steps
+    text = f"Backward calls: {len(steps)}"
+    if len(steps) > 1:
+        adding = any(not s.zero_grad for s in steps[1:])
+        text += " (accumulating)" if adding else " (grads zeroed before each)"
+    if snapshot.zero_after:
+        text += ", then .grad zeroed"
+    if steps and steps[-1].error is not None:
+        text += "\nThe last call failed: see the error."
+    lines = sorted({s.line for s in steps if s.source == "code" and s.line is not None})
+    if snapshot.code_calls_backward and not snapshot.steps:
+        where = ", ".join(str(n) for n in lines)
+        text += f"\nYour code calls backward itself (line{'s' if len(lines) > 1 else ''} {where})."
+    if not snapshot.live and snapshot.stale:
+        text += "\nNot run since the last change: live is off."
+    return text
+
+
+def _output_choices(result: RunResult | None) -> list[tuple[str | None, str]]:
+    if result is None:
+        return [(None, "automatic")]
+    auto = result.output
+    auto_text = "automatic"
+    if auto is not None and result.output_value is not None:
+        auto_text = f"automatic: {auto}  {format_shape(result.output_value.shape)}"
+    items: list[tuple[str | None, str]] = [(None, auto_text)]
+    for name, info in result.tensors.items():
+        items.append((name, f"{name}  {format_shape(info.value.shape)}"))
+    return items
+
+
+def _intermediates(result: RunResult | None) -> list[str]:
+    if result is None:
+        return []
+    return [n for n, t in result.tensors.items() if not t.is_leaf and t.grad_fn is not None]
+
+
+class BackwardPanel(QWidget):
+    """Controls for the session's backward calls; see the module docstring."""
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._session = session
+        self._choices: list[tuple[str | None, str]] = []
+        self._editor_shape: tuple[int, ...] | None = None
+        self._one_hot_shape: tuple[int, ...] | None = None
+        self.editor: TensorEditor | None = None
+        self.retain: dict[str, QCheckBox] = {}
+        content = QWidget()
+        layout = QVBoxLayout(content)
+        layout.addLayout(self._build_output_row())
+        layout.addWidget(self._build_gradient_box())
+        layout.addWidget(self._build_options_box())
+        layout.addWidget(self._build_run_box())
+        layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+        session.changed.connect(self.render)
+        self.render(session.snapshot)
+
+    # -- building ----------------------------------------------------------------------
+
+    def _build_output_row(self) -> QHBoxLayout:
+        self.output = QComboBox()
+        self.output.setToolTip("The tensor whose backward() the buttons below call")
+        self.output.activated.connect(self._on_view_output)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Differentiate"))
+        row.addWidget(self.output, 1)
+        return row
+
+    def _build_gradient_box(self) -> QGroupBox:
+        box = self.gradient_box = QGroupBox("Gradient argument v")
+        box.setToolTip("x.grad = Jᵀv: each element of v says how much that output element matters")
+        layout = QVBoxLayout(box)
+        self.note = _label()
+        layout.addWidget(self.note)
+        self.fixes: dict[FixKind, QPushButton] = {}
+        fix_rows = [QHBoxLayout(), QHBoxLayout(), QHBoxLayout()]
+        # sum and mean share a row; the longer ones get their own.
+        for kind, at in zip(_FIX_TEXT, (0, 0, 1, 2), strict=True):
+            button = self.fixes[kind] = QPushButton()
+            button.clicked.connect(partial(self._on_view_fix, kind))
+            fix_rows[at].addWidget(button)
+        for row in fix_rows:
+            row.addStretch(1)
+            layout.addLayout(row)
+        self._editor_slot = QVBoxLayout()
+        layout.addLayout(self._editor_slot)
+        self.range_editor = RangeEditor()
+        self.range_editor.rangeEdited.connect(self._on_view_range)
+        layout.addWidget(self.range_editor)
+        layout.addLayout(self._build_presets())
+        return box
+
+    def _build_presets(self) -> QVBoxLayout:
+        self.ones, self.zeros = _preset_button("ones"), _preset_button("zeros")
+        self.scale, self.factor = _preset_button("scale ×"), NumberBox()
+        self.factor.setRange(-1000, 1000)
+        self.factor.setSingleStep(0.1)
+        self.factor.setValue(0.5)
+        self.one_hot, self.one_hot_index = _preset_button("one-hot e_i"), QComboBox()
+        self.one_hot_index.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.one_hot_index.setToolTip("i: the output element whose row of the Jacobian to get")
+        self.ones.clicked.connect(self._on_view_ones)
+        self.zeros.clicked.connect(self._on_view_zeros)
+        self.scale.clicked.connect(self._on_view_scale)
+        self.one_hot.clicked.connect(self._on_view_one_hot)
+        first, second = QHBoxLayout(), QHBoxLayout()
+        widget: QWidget
+        for widget in (QLabel("Presets:"), self.ones, self.zeros, self.scale, self.factor):
+            first.addWidget(widget)
+        for widget in (self.one_hot, QLabel("i ="), self.one_hot_index):
+            second.addWidget(widget)
+        first.addStretch(1)
+        second.addStretch(1)
+        rows = QVBoxLayout()
+        rows.addLayout(first)
+        rows.addLayout(second)
+        return rows
+
+    def _build_options_box(self) -> QGroupBox:
+        box = QGroupBox("Options of this backward call")
+        layout = QVBoxLayout(box)
+        self.retain_graph = QCheckBox("retain_graph=True")
+        self.retain_graph.setToolTip("Keep the graph so backward can be called again")
+        self.create_graph = QCheckBox("create_graph=True")
+        self.create_graph.setToolTip("Record a graph of the gradient too (for 2nd derivatives)")
+        self.zero_first = QCheckBox("Zero .grad first (else it accumulates)")
+        self.zero_first.setToolTip("Zero every leaf's .grad just before this backward call")
+        self.retain_graph.clicked.connect(self._on_view_retain_graph)
+        self.create_graph.clicked.connect(self._on_view_create_graph)
+        self.zero_first.clicked.connect(self._on_view_zero_first)
+        for check in (self.retain_graph, self.create_graph, self.zero_first):
+            layout.addWidget(check)
+        layout.addWidget(_label("Keep .grad of intermediates (retain_grad):"))
+        self._retain_layout = QVBoxLayout()
+        self._retain_layout.setContentsMargins(12, 0, 0, 0)
+        layout.addLayout(self._retain_layout)
+        self._retain_key: tuple[str, ...] | None = None
+        return box
+
+    def _build_run_box(self) -> QWidget:
+        box = QWidget()
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.backward = QPushButton("Backward")
+        self.backward.setToolTip("Call backward once more: .grad accumulates")
+        self.zero_grad = QPushButton("Zero grad")
+        self.zero_grad.setToolTip("x.grad.zero_() for every leaf, after the calls so far")
+        self.clear = QPushButton("Clear steps")
+        self.clear.setToolTip("Back to a single backward call")
+        self.live = QCheckBox("Live")
+        self.live.setToolTip("Re-run forward and backward on every change")
+        self.backward.clicked.connect(self._on_view_backward)
+        self.zero_grad.clicked.connect(self._on_view_zero_grad)
+        self.clear.clicked.connect(self._on_view_clear)
+        self.live.clicked.connect(self._on_view_live)
+        buttons = QHBoxLayout()
+        for widget in (self.backward, self.zero_grad, self.clear):
+            buttons.addWidget(widget)
+        buttons.addStretch(1)
+        layout.addLayout(buttons)
+        layout.addWidget(self.live)
+        self.status = _label()
+        layout.addWidget(self.status)
+        return box
+
+    # -- rendering ---------------------------------------------------------------------
+
+    # The panel protocol's render(snapshot) shadows QWidget.render(painter...) on purpose.
+    def render(self, snapshot: Snapshot) -> None:  # type: ignore[override]
+        """Show ``snapshot``; rebuilds slider rows only when the gradient's shape changes."""
+        self._render_output(snapshot)
+        self._render_gradient(snapshot)
+        self._render_fixes(snapshot)
+        self._render_presets(snapshot)
+        self._render_options(snapshot)
+        self._render_retain(snapshot)
+        _set_text(self.status, _status(snapshot))
+        self.zero_grad.setEnabled(snapshot.result is not None and not snapshot.zero_after)
+
+    def _render_output(self, snapshot: Snapshot) -> None:
+        choices = _output_choices(snapshot.result)
+        with QSignalBlocker(self.output):
+            if choices != self._choices:
+                self._choices = choices
+                self.output.clear()
+                self.output.addItems([text for _, text in choices])
+            names = [name for name, _ in choices]
+            if snapshot.output not in names:
+                self._choices.append((snapshot.output, f"{snapshot.output}  (not found)"))
+                self.output.addItem(self._choices[-1][1])
+                names.append(snapshot.output)
+            self.output.setCurrentIndex(names.index(snapshot.output))
+
+    def _render_gradient(self, snapshot: Snapshot) -> None:
+        gradient = snapshot.current_step.gradient
+        out_shape = snapshot.output_shape
+        implicit = gradient is None and out_shape is not None and nested.numel(out_shape) == 1
+        shape: tuple[int, ...] | None = None
+        flat: list[float] = []
+        if gradient is not None:
+            shape, flat = nested.shape_of(gradient), nested.flatten(gradient)
+        elif implicit and out_shape is not None:
+            shape, flat = out_shape, [1.0]
+        note = _gradient_note(snapshot, shape)
+        _set_text(self.note, note)
+        self.note.setVisible(bool(note))
+        if shape is not None and nested.numel(shape) > FULL_VALUES_LIMIT:
+            shape = None
+        title = "Gradient argument v"
+        if snapshot.result is not None and snapshot.result.output is not None:
+            title = f"Gradient argument v: {snapshot.result.output}.backward(v)"
+        if self.gradient_box.title() != title:
+            self.gradient_box.setTitle(title)
+        self._ensure_editor(shape)
+        self.range_editor.setVisible(self.editor is not None and self.editor.table is None)
+        if self.editor is None:
+            return
+        value_range = snapshot.range_for(GRADIENT_RANGE)
+        self.range_editor.setRange(value_range)
+        self.editor.set_range(value_range)
+        self.editor.set_labels([IMPLICIT_LABEL] if implicit else self.editor.default_labels())
+        self.editor.set_values(flat)
+
+    def _ensure_editor(self, shape: tuple[int, ...] | None) -> None:
+        # Same shape, same rows: going from the implicit 1 to an explicit v mid-drag must
+        # not delete the slider under the mouse.
+        if shape == self._editor_shape and (shape is None) == (self.editor is None):
+            return
+        if self.editor is not None:
+            self._editor_slot.removeWidget(self.editor)
+            self.editor.hide()
+            self.editor.deleteLater()
+            self.editor = None
+        self._editor_shape = shape
+        if shape is None:
+            return
+        self.editor = TensorEditor("v", shape, InputRange(-1.0, 1.0, 0.01))
+        self.editor.elementEdited.connect(self._on_view_element)
+        self._editor_slot.addWidget(self.editor)
+
+    def _render_fixes(self, snapshot: Snapshot) -> None:
+        out = (snapshot.result.output if snapshot.result else None) or "output"
+        for kind, button in self.fixes.items():
+            shown = kind in snapshot.fixes
+            if shown:
+                _set_text(button, _FIX_TEXT[kind].format(out=out))
+            if button.isVisibleTo(self) != shown:
+                button.setVisible(shown)
+
+    def _render_presets(self, snapshot: Snapshot) -> None:
+        shape = snapshot.output_shape
+        for widget in (self.ones, self.zeros, self.scale, self.one_hot, self.one_hot_index):
+            widget.setEnabled(shape is not None)
+        if shape == self._one_hot_shape:
+            return
+        self._one_hot_shape = shape
+        with QSignalBlocker(self.one_hot_index):
+            self.one_hot_index.clear()
+            if shape is not None:
+                count = min(nested.numel(shape), FULL_VALUES_LIMIT)
+                labels = [nested.index_label(shape, i) or "0" for i in range(count)]
+                self.one_hot_index.addItems(labels)
+
+    def _render_options(self, snapshot: Snapshot) -> None:
+        step = snapshot.current_step
+        for check, value in (
+            (self.retain_graph, step.retain_graph),
+            (self.create_graph, step.create_graph),
+            (self.zero_first, step.zero_grad),
+            (self.live, snapshot.live),
+        ):
+            if check.isChecked() != value:
+                with QSignalBlocker(check):
+                    check.setChecked(value)
+        steps = snapshot.steps or ()
+        self.clear.setEnabled(len(steps) > 1 or snapshot.zero_after)
+
+    def _render_retain(self, snapshot: Snapshot) -> None:
+        result = snapshot.result
+        names = tuple(_intermediates(result))
+        if names != self._retain_key:
+            self._retain_key = names
+            for check in self.retain.values():
+                self._retain_layout.removeWidget(check)
+                check.hide()
+                check.deleteLater()
+            self.retain = {}
+            for name in names:
+                check = self.retain[name] = QCheckBox()
+                check.clicked.connect(partial(self._on_view_retain_grad, name))
+                self._retain_layout.addWidget(check)
+        for name, check in self.retain.items():
+            info = None if result is None else result.tensors[name]
+            text = name if info is None else f"{name}  {format_shape(info.value.shape)}"
+            if info is not None and info.grad is not None:
+                text += f"   .grad = {format_tensor(info.grad, 4)}"
+            _set_text(check, text)
+            if check.isChecked() != (name in snapshot.retain_grad):
+                with QSignalBlocker(check):
+                    check.setChecked(name in snapshot.retain_grad)
+
+    # -- user actions: one session call each -------------------------------------------
+
+    def _on_view_output(self, index: int) -> None:
+        self._session.set_output(self._choices[index][0])
+
+    def _on_view_element(self, index: int, value: float) -> None:
+        self._session.set_gradient_element(index, value)
+
+    def _on_view_range(self, value_range: InputRange) -> None:
+        self._session.set_range(GRADIENT_RANGE, value_range)
+
+    def _on_view_fix(self, kind: FixKind) -> None:
+        self._session.apply_fix(kind)
+
+    def _on_view_ones(self) -> None:
+        self._session.apply_gradient_preset("ones")
+
+    def _on_view_zeros(self) -> None:
+        self._session.apply_gradient_preset("zeros")
+
+    def _on_view_scale(self) -> None:
+        self._session.apply_gradient_preset("scale", factor=self.factor.value())
+
+    def _on_view_one_hot(self) -> None:
+        self._session.apply_gradient_preset("one_hot", index=self.one_hot_index.currentIndex())
+
+    def _on_view_retain_graph(self, checked: bool) -> None:
+        self._session.set_options(retain_graph=checked)
+
+    def _on_view_create_graph(self, checked: bool) -> None:
+        self._session.set_options(create_graph=checked)
+
+    def _on_view_zero_first(self, checked: bool) -> None:
+        self._session.set_options(zero_grad=checked)
+
+    def _on_view_retain_grad(self, name: str) -> None:
+        self._session.set_retain_grad(name, self.retain[name].isChecked())
+
+    def _on_view_backward(self) -> None:
+        self._session.backward()
+
+    def _on_view_zero_grad(self) -> None:
+        self._session.zero_grad()
+
+    def _on_view_clear(self) -> None:
+        self._session.clear_steps()
+
+    def _on_view_live(self, checked: bool) -> None:
+        self._session.set_live(checked)
