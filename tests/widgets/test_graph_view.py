@@ -1,0 +1,485 @@
+"""The graph panel: texts, colours and labels from the shared helpers, live and in place."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from pathlib import Path
+
+import pytest
+import torch
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QFontMetricsF, QWheelEvent
+from PySide6.QtWidgets import QApplication, QGraphicsPathItem
+from pytestqt.qtbot import QtBot
+
+from gui.model.colors import KIND_FILL, LINK_COLOR, tensor_color
+from gui.model.graph_paint import edge_label, gradients
+from gui.model.layout import FONT_SIZE, LINE_HEIGHT, node_lines
+from gui.model.results import TensorData
+from gui.model.session import Session, Snapshot
+from gui.model.session_file import load_session
+from gui.model.tensor_format import format_tensor
+from gui.resources import lesson
+from gui.widgets.graph_items import NodeItem, scene_font
+from gui.widgets.graph_view import EMPTY_TEXT, GraphPanel
+
+LESSONS = {
+    1: "01-why-sum",
+    3: "03-chain-rule-leaves-only",
+    5: "05-gradients-accumulate",
+    6: "06-mean-reduces-to-a-scalar",
+    7: "07-old-tutorial-code",
+}
+# ~360 boxes: 60 rounds of sin, mul and add, each with its constants and saved tensor.
+CHAIN = (
+    "x = torch.tensor([0.5], requires_grad=True)\n"
+    "y = x\n"
+    "for i in range(60):\n"
+    "    y = torch.sin(y) * 1.01 + 0.1\n"
+)
+SMALL_CHAIN = CHAIN.replace("range(60)", "range(5)")
+
+
+def open_lesson(session: Session, number: int) -> Snapshot:
+    """Load lesson ``number`` by its file name (robust to the lesson list's numbering)."""
+    path = lesson(LESSONS[number])
+    session.load(load_session(path), str(path))
+    return session.snapshot
+
+
+@pytest.fixture
+def panel(qtbot: QtBot, session: Session) -> GraphPanel:
+    widget = GraphPanel(session)
+    qtbot.addWidget(widget)
+    widget.resize(900, 600)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def tensor(values: list[float] | list[list[float]], shape: tuple[int, ...]) -> TensorData:
+    return TensorData(shape, "float32", values)
+
+
+def leaf_key(snapshot: Snapshot, name: str) -> str:
+    assert snapshot.graph is not None
+    return next(n.key for n in snapshot.graph.nodes if n.kind == "leaf" and n.var == name)
+
+
+def viewport_point(panel: GraphPanel, item: NodeItem) -> QPoint:
+    return panel.view().mapFromScene(item.rect.center())
+
+
+def empty_point(panel: GraphPanel) -> QPoint:
+    view = panel.view()
+    for x in range(5, view.viewport().width(), 15):
+        for y in range(5, view.viewport().height(), 15):
+            if not view.items(QPoint(x, y)):
+                return QPoint(x, y)
+    raise AssertionError("no empty spot in the view")
+
+
+def assert_shows(panel: GraphPanel, snapshot: Snapshot) -> None:
+    """Every box and edge shows what the shared helpers say, for the shown step."""
+    graph, step = snapshot.graph, snapshot.shown_step
+    assert graph is not None
+    grads = gradients(graph, step, snapshot.leaf_grads)
+    for node in graph.nodes:
+        item = panel.node_item(node.key)
+        assert item is not None
+        flow = step.flows.get(node.key) if step is not None else None
+        grad = grads.nodes[node.key]
+        assert item.lines == node_lines(node, flow, grad)
+        assert item.fill == (tensor_color(grad, grads.scale) or KIND_FILL[node.kind])
+    assert panel.items is not None
+    assert set(panel.items.edges) == set(range(len(graph.edges)))
+    for i, edge_item in panel.items.edges.items():
+        grad = grads.edges[i]
+        assert edge_item.label_text == (edge_label(grad) if grad is not None else "")
+
+
+# -- what the boxes and edges show -----------------------------------------------------
+
+
+def test_lesson_1_leaf_shows_torch_gradient(panel: GraphPanel, session: Session) -> None:
+    snapshot = open_lesson(session, 1)
+    x = torch.tensor([3.0, 4.0, 10.0]).requires_grad_()
+    y = sum(x**2)
+    y.backward()
+    expected = format_tensor(tensor(x.grad.tolist(), (3,)))
+    assert expected == "[6., 8., 20.]"
+    item = panel.node_item(leaf_key(snapshot, "x"))
+    assert item is not None
+    assert item.lines[0] == "x · AccumulateGrad"
+    assert item.lines[-1] == f"grad {expected}"
+    assert_shows(panel, snapshot)
+    assert panel.legend.texts() == ["-20.", "0", "20."]  # the scale is the largest gradient
+    assert "gradient arriving (step 1)" in panel.caption.text()
+
+
+def test_lesson_1_edge_labels_are_the_flows(panel: GraphPanel, session: Session) -> None:
+    snapshot = open_lesson(session, 1)
+    graph, step = snapshot.graph, snapshot.shown_step
+    assert graph is not None and step is not None and panel.items is not None
+    into_pow = next(i for i, e in enumerate(graph.edges) if e.source == leaf_key(snapshot, "x"))
+    edge = graph.edges[into_pow]
+    assert edge.input_index is not None
+    flow = step.flows[edge.target].leaving[edge.input_index]
+    assert flow is not None
+    assert panel.items.edges[into_pow].label_text == edge_label(flow) == "[6., 8., 20.]"
+
+
+@pytest.mark.parametrize("number", [3, 5, 6, 7])
+def test_lessons_show_the_shared_helpers(panel: GraphPanel, session: Session, number: int) -> None:
+    assert_shows(panel, open_lesson(session, number))
+
+
+def test_lesson_3_numbers_match_torch(panel: GraphPanel, session: Session) -> None:
+    snapshot = open_lesson(session, 3)
+    x = torch.tensor([[-1.2095]], requires_grad=True)
+    z = (2 * x) ** 3
+    z.backward()
+    item = panel.node_item(leaf_key(snapshot, "x"))
+    assert item is not None
+    assert item.lines[-1] == f"grad {format_tensor(tensor(x.grad.tolist(), (1, 1)))}"
+    assert item.lines[-1] == "grad [[35.11]]"
+
+
+def test_constant_and_saved_links_are_grey_without_labels(
+    panel: GraphPanel, session: Session
+) -> None:
+    snapshot = open_lesson(session, 3)
+    graph = snapshot.graph
+    assert graph is not None and panel.items is not None
+    constants = [i for i, e in enumerate(graph.edges) if e.kind == "constant"]
+    assert constants
+    for i in constants:
+        assert panel.items.edges[i].color == LINK_COLOR
+        assert panel.items.edges[i].label_text == ""
+    dotted = [
+        item
+        for item in panel.view().scene().items()
+        if type(item) is QGraphicsPathItem and item.pen().style() == Qt.PenStyle.DotLine
+    ]
+    assert len(dotted) == sum(n.kind == "saved" for n in graph.nodes) == 1
+
+
+def test_text_fits_every_box(panel: GraphPanel, session: Session) -> None:
+    regular = QFontMetricsF(scene_font(FONT_SIZE))
+    bold = QFontMetricsF(scene_font(FONT_SIZE, bold=True))
+    for number in LESSONS:
+        open_lesson(session, number)
+        assert panel.items is not None
+        for item in panel.items.nodes.values():
+            widths = [
+                (bold if i == 0 else regular).horizontalAdvance(line)
+                for i, line in enumerate(item.lines)
+            ]
+            inner = item.rect.width() - 2 * item.pen_width
+            assert max(widths) <= inner, (number, item.lines)
+            assert len(item.lines) * LINE_HEIGHT <= item.rect.height()
+
+
+# -- live updates ------------------------------------------------------------------------
+
+
+def test_value_change_updates_in_place(panel: GraphPanel, session: Session) -> None:
+    before = open_lesson(session, 1)
+    assert panel.items is not None
+    items_before = panel.items
+    nodes_before = dict(panel.items.nodes)
+    edges_before = dict(panel.items.edges)
+    session.set_input("x", 0, 5.0)
+    after = session.snapshot
+    assert after.graph is not None and before.graph is not None
+    assert after.graph.structure_key == before.graph.structure_key
+    assert panel.items is items_before
+    assert panel.items.nodes == nodes_before
+    assert all(panel.items.edges[i] is e for i, e in edges_before.items())
+    x = torch.tensor([5.0, 4.0, 10.0]).requires_grad_()
+    sum(x**2).backward()
+    item = panel.node_item(leaf_key(after, "x"))
+    assert item is not None
+    assert item.lines[-1] == f"grad {format_tensor(tensor(x.grad.tolist(), (3,)))}"
+    assert item.lines[-1] == "grad [10., 8., 20.]"
+    assert_shows(panel, after)
+
+
+def test_node_keeps_its_place_when_values_change(panel: GraphPanel, session: Session) -> None:
+    snapshot = open_lesson(session, 3)
+    item = panel.node_item(leaf_key(snapshot, "x"))
+    assert item is not None
+    rect = item.rect
+    session.set_input("x", 0, 2.5)
+    assert panel.node_item(leaf_key(snapshot, "x")) is item
+    assert item.rect == rect
+    assert item.lines[-1] == "grad [[150.]]"  # 24 * 2.5**2
+
+
+def test_new_structure_rebuilds(panel: GraphPanel, session: Session) -> None:
+    open_lesson(session, 1)
+    old = panel.items
+    session.set_code("x = tensor([3., 4., 10.]).requires_grad_()\ny = (x**2).sum()\n")
+    snapshot = session.snapshot
+    assert panel.items is not old and panel.items is not None
+    assert snapshot.graph is not None
+    assert set(panel.items.nodes) == {n.key for n in snapshot.graph.nodes}
+    assert any(
+        line.startswith("y · SumBackward0") for n in panel.items.nodes.values() for line in n.lines
+    )
+    assert_shows(panel, snapshot)
+
+
+def test_empty_and_error_states(panel: GraphPanel, session: Session) -> None:
+    assert panel.stack.currentWidget() is panel.empty
+    assert panel.empty.text() == EMPTY_TEXT
+    session.set_code("x = (\n")
+    assert session.snapshot.graph is None
+    assert panel.stack.currentWidget() is panel.empty
+    assert panel.empty.text().startswith("No graph to draw")
+    open_lesson(session, 1)
+    assert panel.stack.currentWidget() is panel.view()
+
+
+def test_failed_step_caption(panel: GraphPanel, session: Session) -> None:
+    open_lesson(session, 7)
+    assert not panel.failure.isHidden()
+    text = panel.failure.text()
+    assert text.startswith("Backward step 1 failed: Mismatch in shape: grad_output[0] has a shape")
+    open_lesson(session, 3)
+    assert panel.failure.isHidden()
+
+
+def test_stale_dims_and_shows_badge(panel: GraphPanel, session: Session) -> None:
+    open_lesson(session, 3)
+    assert not panel.view().stale
+    assert not panel.stale_badge.isVisible()
+    session.set_live(False)
+    session.set_input("x", 0, 1.0)
+    assert session.snapshot.stale
+    assert panel.view().stale
+    assert panel.stale_badge.isVisible()
+    session.run_now()
+    assert not panel.view().stale
+
+
+# -- selection ---------------------------------------------------------------------------
+
+
+def test_click_selects_and_empty_click_clears(
+    qtbot: QtBot, panel: GraphPanel, session: Session
+) -> None:
+    snapshot = open_lesson(session, 3)
+    key = leaf_key(snapshot, "x")
+    item = panel.node_item(key)
+    assert item is not None
+    viewport = panel.view().viewport()
+    qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=viewport_point(panel, item))
+    assert session.snapshot.selected_node == key
+    assert item.highlighted
+    qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=empty_point(panel))
+    assert session.snapshot.selected_node is None
+    assert not item.highlighted
+
+
+def test_drag_pans_without_selecting(qtbot: QtBot, panel: GraphPanel, session: Session) -> None:
+    open_lesson(session, 1)
+    view = panel.view()
+    view.set_zoom(2.0)  # big enough to scroll
+    start = empty_point(panel)
+    before = (view.horizontalScrollBar().value(), view.verticalScrollBar().value())
+    qtbot.mousePress(view.viewport(), Qt.MouseButton.LeftButton, pos=start)
+    for step in range(1, 6):
+        qtbot.mouseMove(view.viewport(), start + QPoint(0, 20 * step))
+    qtbot.mouseRelease(view.viewport(), Qt.MouseButton.LeftButton, pos=start + QPoint(0, 100))
+    after = (view.horizontalScrollBar().value(), view.verticalScrollBar().value())
+    assert after != before
+    assert session.snapshot.selected_node is None
+
+
+def test_selection_from_session_without_echo(
+    panel: GraphPanel, session: Session, emitted: list[Snapshot]
+) -> None:
+    snapshot = open_lesson(session, 3)
+    emitted.clear()
+    key = leaf_key(snapshot, "x")
+    session.select_node(key)
+    assert len(emitted) == 1
+    item = panel.node_item(key)
+    assert item is not None and item.highlighted
+    others = [i for k, i in (panel.items.nodes.items() if panel.items else ()) if k != key]
+    assert not any(i.highlighted for i in others)
+
+
+# -- backward steps ----------------------------------------------------------------------
+
+
+def test_step_selector_chooses_step(panel: GraphPanel, session: Session) -> None:
+    open_lesson(session, 5)
+    combo = panel.step_choice
+    assert [combo.itemText(i) for i in range(combo.count())] == [
+        "latest step",
+        "step 1 of 2",
+        "step 2 of 2",
+    ]
+    combo.setCurrentIndex(1)
+    assert session.snapshot.selected_step == 0
+    assert_shows(panel, session.snapshot)
+    x = torch.tensor([[1.3448, -0.2924], [-0.4746, 0.8842]], requires_grad=True)
+    z = (2 * x) ** 3
+    z.backward(torch.tensor([[1.0, 0.0], [1.0, 0.0]]), retain_graph=True)
+    # Step 1's edge into y carries what x received in that step alone.
+    assert panel.items is not None
+    graph = session.snapshot.graph
+    assert graph is not None
+    edge = next(i for i, e in enumerate(graph.edges) if e.source == leaf_key(session.snapshot, "x"))
+    shown = panel.items.edges[edge].label_text
+    # learners.md prints 5.405 (truncated); torch's float32 24 * 0.4746**2 rounds to 5.406.
+    assert shown == edge_label(tensor(x.grad.tolist(), (2, 2))) == "[[43.40, 0.], [5.406, 0.]]"
+    combo.setCurrentIndex(0)
+    assert session.snapshot.selected_step is None
+
+
+def test_step_selector_follows_session_without_echo(
+    panel: GraphPanel, session: Session, emitted: list[Snapshot]
+) -> None:
+    open_lesson(session, 5)
+    emitted.clear()
+    session.select_step(1)
+    assert len(emitted) == 1
+    assert panel.step_choice.currentIndex() == 2
+    assert "(step 2)" in panel.caption.text()
+
+
+# -- zoom and fit ------------------------------------------------------------------------
+
+
+def wheel(panel: GraphPanel, delta: int) -> None:
+    viewport = panel.view().viewport()
+    centre = QPointF(viewport.width() / 2, viewport.height() / 2)
+    event = QWheelEvent(
+        centre,
+        viewport.mapToGlobal(centre),
+        QPoint(0, 0),
+        QPoint(0, delta),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
+    QApplication.sendEvent(viewport, event)
+
+
+def test_wheel_zooms_and_fit_restores(panel: GraphPanel, session: Session) -> None:
+    open_lesson(session, 3)
+    view = panel.view()
+    fitted = view.zoom()
+    wheel(panel, 120)
+    assert view.zoom() == pytest.approx(fitted * 1.25)
+    wheel(panel, -240)
+    assert view.zoom() == pytest.approx(fitted / 1.25)
+    panel.fit_action.trigger()
+    assert view.zoom() == pytest.approx(fitted)
+    panel.zoom_in_action.trigger()
+    assert view.zoom() == pytest.approx(fitted * 1.25)
+    panel.zoom_out_action.trigger()
+    assert view.zoom() == pytest.approx(fitted)
+
+
+def test_keyboard_zoom(qtbot: QtBot, panel: GraphPanel, session: Session) -> None:
+    open_lesson(session, 3)
+    view = panel.view()
+    fitted = view.zoom()
+    panel.activateWindow()
+    view.setFocus()
+    qtbot.waitUntil(view.hasFocus)
+    qtbot.keyClick(view, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
+    assert view.zoom() == pytest.approx(fitted * 1.25)
+    qtbot.keyClick(view, Qt.Key.Key_F)
+    assert view.zoom() == pytest.approx(fitted)
+    qtbot.keyClick(view, Qt.Key.Key_Minus, Qt.KeyboardModifier.ControlModifier)
+    assert view.zoom() == pytest.approx(fitted / 1.25)
+    qtbot.keyClick(view, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
+    assert view.zoom() == pytest.approx(fitted)
+
+
+def assert_fits(panel: GraphPanel) -> None:
+    view = panel.view()
+    visible = view.mapToScene(view.viewport().rect()).boundingRect()
+    pixel = 1 / view.transform().m11()  # scrolling is whole pixels: allow one
+    assert visible.adjusted(-pixel, -pixel, pixel, pixel).contains(view.scene().itemsBoundingRect())
+
+
+def test_fit_shows_whole_graph_and_caps_zoom(panel: GraphPanel, session: Session) -> None:
+    open_lesson(session, 3)  # small: would fit far above 150 %
+    view = panel.view()
+    assert view.zoom() <= 1.5
+    assert_fits(panel)
+
+
+def test_resize_refits_until_the_user_zooms(
+    qtbot: QtBot, panel: GraphPanel, session: Session
+) -> None:
+    open_lesson(session, 3)
+    view = panel.view()
+    fitted = view.zoom()
+    panel.resize(700, 450)
+    qtbot.waitUntil(lambda: view.zoom() < fitted)
+    panel.zoom_in_action.trigger()
+    chosen = view.zoom()
+    panel.resize(900, 600)
+    qtbot.wait(20)
+    assert view.zoom() == pytest.approx(chosen)
+
+
+def test_big_graph_starts_readable_at_the_top(panel: GraphPanel, session: Session) -> None:
+    session.set_code(CHAIN)
+    snapshot = session.snapshot
+    assert snapshot.error is None and snapshot.graph is not None
+    assert len(snapshot.graph.nodes) > 200
+    view = panel.view()
+    assert 0.5 <= view.zoom() <= 1.0
+    leaf = panel.node_item(leaf_key(snapshot, "x"))
+    assert leaf is not None
+    visible = view.mapToScene(view.viewport().rect()).boundingRect()
+    assert visible.contains(leaf.rect)
+    panel.fit_action.trigger()
+    assert_fits(panel)
+
+
+# -- speed and looks ---------------------------------------------------------------------
+
+
+def render_times(panel: GraphPanel, session: Session, values: list[float]) -> list[float]:
+    snapshots = []
+    for v in values:
+        session.set_input("x", 0, v)
+        snapshots.append(session.snapshot)
+    times = []
+    for snapshot in snapshots * 3:
+        start = time.perf_counter()
+        panel.render(snapshot)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def test_slider_tick_is_fast(panel: GraphPanel, session: Session) -> None:
+    session.set_code(SMALL_CHAIN)
+    assert session.snapshot.graph is not None
+    items = panel.items
+    times = render_times(panel, session, [0.1 * i for i in range(1, 9)])
+    assert panel.items is items
+    # The budget is well under 2 ms; the margin absorbs a busy shared test machine.
+    assert statistics.median(times) < 0.006
+
+
+def test_screenshots(qtbot: QtBot, panel: GraphPanel, session: Session, tmp_path: Path) -> None:
+    for number in LESSONS:
+        open_lesson(session, number)
+        qtbot.wait(10)
+        image = panel.grab()
+        assert image.save(str(tmp_path / f"graph-lesson-{number}.png"))
+        assert image.width() == 900
+    session.set_code(CHAIN)
+    assert panel.grab().save(str(tmp_path / "graph-chain.png"))
