@@ -23,7 +23,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QApplication, QGraphicsScene, QGraphicsView, QWidget
 
 from gui.model.colors import KIND_FILL, LINK_COLOR, tensor_color
-from gui.model.graph_paint import Gradients, edge_label, edge_stroke, gradients
+from gui.model.graph_paint import Gradients, edge_label, edge_stroke
 from gui.model.layout import FONT_SIZE, GraphLayout, node_lines
 from gui.model.results import Graph, GraphEdge, GraphNode, StepRecord, TensorData
 from gui.model.tensor_format import text_width, widest_like
@@ -217,9 +217,8 @@ class GraphItems:
         if not layout.compact:
             self.bounds = self.bounds.united(place_labels(scene, graph, self.edges))
 
-    def update(self, graph: Graph, step: StepRecord | None, leaf_grads: LeafGrads) -> Gradients:
-        """Texts, fills, strokes and labels for ``step``; returns the resolved gradients."""
-        grads = gradients(graph, step, leaf_grads)
+    def update(self, graph: Graph, step: StepRecord | None, grads: Gradients) -> None:
+        """Texts, fills, strokes and labels for ``step`` whose gradients are ``grads``."""
         compact = self.layout.compact
         flows = step.flows if step is not None else {}
         for node in graph.nodes:
@@ -246,7 +245,6 @@ class GraphItems:
             edge_item.source = stroke_source
             edge_item.set_stroke(*edge_stroke(grad, grads.scale))
             edge_item.set_label(edge_label(grad) if grad is not None and not compact else "")
-        return grads
 
     def select(self, key: str | None) -> None:
         """Outline the node ``key`` (``None``: none)."""

@@ -130,7 +130,7 @@ def _failure_text(snapshot: Snapshot) -> str:
 
 
 def _caption_text(snapshot: Snapshot, grads: Gradients, compact: bool) -> str:
-    step = snapshot.shown_step
+    step = snapshot.graph_step
     if grads.any:
         where = f" (step {step.index + 1})" if step is not None else ""
         text = f"box colour: gradient arriving{where}"
@@ -278,7 +278,9 @@ class GraphPanel(QWidget):
         shown = (snapshot.result, snapshot.selected_step)
         if self._shown is None or shown[0] is not self._shown[0] or shown[1] != self._shown[1]:
             self._shown = shown
-            grads = items.update(graph, snapshot.shown_step, snapshot.leaf_grads)
+            grads = snapshot.paint
+            assert grads is not None  # there is a graph
+            items.update(graph, snapshot.graph_step, grads)
             self._render_captions(snapshot, grads, layout.compact)
         items.select(snapshot.selected_node)
 

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
 
 from gui.model import nested
 from gui.model.colors import LEAF_BORDER, LEAF_FILL, scale_for
-from gui.model.graph_paint import gradients
 from gui.model.results import FULL_VALUES_LIMIT, RunResult, TensorData
 from gui.model.session import InputRange, Session, Snapshot
 from gui.model.tensor_format import format_shape, format_summary, format_tensor
@@ -50,8 +49,8 @@ def gradient_scale(snapshot: Snapshot) -> float:
     result = snapshot.result
     if result is None:
         return 1.0
-    if result.graph is not None:
-        return gradients(result.graph, snapshot.graph_step, snapshot.leaf_grads).scale
+    if snapshot.paint is not None:
+        return snapshot.paint.scale
     grads = [g for g in snapshot.leaf_grads.values() if g is not None and g.values is not None]
     return scale_for(v for g in grads for v in _flat_numbers(g.values))
 

@@ -22,7 +22,7 @@ from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from gui.model.colors import tensor_color
-from gui.model.graph_paint import gradients, node_gradient
+from gui.model.graph_paint import node_gradient
 from gui.model.local_rules import DETAIL_MAX_ELEMENTS, NodeDescription, describe, step_contribution
 from gui.model.results import Graph, GraphNode, NestedValues, NodeFlow, StepRecord, TensorData
 from gui.model.session import Session, Snapshot
@@ -184,7 +184,8 @@ def details_html(node: GraphNode, snapshot: Snapshot, mono: str) -> str:
     step = snapshot.graph_step
     flow = _flow_for(node, step)
     description = describe(node, flow, graph, step)
-    out = _Html(mono, gradients(graph, step, snapshot.leaf_grads).scale)
+    paint = snapshot.paint
+    out = _Html(mono, paint.scale if paint is not None else 1.0)
     # "MulBackward0 — backward of `y = x * 2`": the name big, the expression below it, so a
     # narrow pane never breaks the expression mid-way through the heading.
     name, _, subtitle = description.title.partition(" — ")
