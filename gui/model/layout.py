@@ -17,7 +17,7 @@ replaced by the widest number :func:`~gui.model.tensor_format.format_number` can
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pygraphviz as pgv
@@ -341,14 +341,18 @@ def _parse_spline(
     return points, tip
 
 
-def layout_graph(graph: Graph) -> GraphLayout:
+def layout_graph(graph: Graph, show_saved: bool = True) -> GraphLayout:
     """Lay ``graph`` out with ``dot``, top to bottom, in-process.
 
     Parameters
     ----------
     graph
         The graph to place. Only its structure and the shapes of its values matter; cache
-        the result by ``graph.structure_key``.
+        the result by ``graph.structure_key`` (and ``show_saved``).
+    show_saved
+        Place the saved-tensor boxes beside their owners; without them (the window's
+        default, like torchviz's) the graph is narrower and its text larger on screen.
+        Edge indices stay those of ``graph.edges`` either way.
 
     Returns
     -------
@@ -356,6 +360,8 @@ def layout_graph(graph: Graph) -> GraphLayout:
         Node boxes sized for :func:`node_lines` (for any values of these shapes) and edge
         splines, in points with y growing downwards.
     """
+    if not show_saved:
+        graph = replace(graph, nodes=tuple(n for n in graph.nodes if n.kind != "saved"))
     compact = is_compact(graph)
     names = {node.key: f"n{i}" for i, node in enumerate(graph.nodes)}
     unknown = widest_value(graph)

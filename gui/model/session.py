@@ -140,6 +140,7 @@ class Snapshot:
     running: bool
     selected_node: str | None
     selected_step: int | None
+    show_saved: bool
     path: str | None
     title: str | None
     notes: str | None
@@ -266,6 +267,7 @@ class _Computed:
     request: RunRequest
     result: RunResult
     layout: GraphLayout | None
+    show_saved: bool = False
 
 
 class LayoutCache:
@@ -273,19 +275,20 @@ class LayoutCache:
 
     def __init__(self, size: int = 16) -> None:
         self._size = size
-        self._layouts: OrderedDict[str, GraphLayout] = OrderedDict()
+        self._layouts: OrderedDict[tuple[str, bool], GraphLayout] = OrderedDict()
 
-    def get(self, graph: Graph | None) -> GraphLayout | None:
+    def get(self, graph: Graph | None, show_saved: bool) -> GraphLayout | None:
         if graph is None or not graph.nodes:
             return None
-        layout = self._layouts.get(graph.structure_key)
+        key = (graph.structure_key, show_saved)
+        layout = self._layouts.get(key)
         if layout is None:
-            layout = layout_graph(graph)
-            self._layouts[graph.structure_key] = layout
+            layout = layout_graph(graph, show_saved)
+            self._layouts[key] = layout
             if len(self._layouts) > self._size:
                 self._layouts.popitem(last=False)
         else:
-            self._layouts.move_to_end(graph.structure_key)
+            self._layouts.move_to_end(key)
         return layout
 
 
@@ -316,6 +319,7 @@ class Session:
         self._time_limit = time_limit
         self._layouts = LayoutCache()
         self._auto_ranges: dict[str, InputRange] = {}
+        self._show_saved = False
         self._state = _State(code="")
         self._live = True
         self._generation = 0
@@ -606,9 +610,10 @@ class Session:
 
     def _submit(self, request: RunRequest | None) -> None:
         if request is not None:
-            self._dispatcher.submit(lambda: self._compute(request), self._on_computed)
+            show_saved = self._show_saved
+            self._dispatcher.submit(lambda: self._compute(request, show_saved), self._on_computed)
 
-    def _compute(self, request: RunRequest) -> _Computed:
+    def _compute(self, request: RunRequest, show_saved: bool) -> _Computed:
         # Runs on the dispatcher's thread: the engine and, when the structure changed,
         # Graphviz. The cache is only touched here, one run at a time.
         try:
@@ -616,11 +621,11 @@ class Session:
         except Exception as exc:  # the engine process failed: say so, keep the window alive
             result = failed_result(request, _engine_error(exc))
         try:
-            layout = self._layouts.get(result.graph)
+            layout = self._layouts.get(result.graph, show_saved)
         except Exception as exc:  # Graphviz refused: show the result without a picture
             result = replace(result, warnings=(*result.warnings, _layout_error(exc)))
             layout = None
-        return _Computed(request, result, layout)
+        return _Computed(request, result, layout, show_saved)
 
     def _on_computed(self, computed: _Computed) -> None:
         self._in_flight = False
@@ -644,6 +649,7 @@ class Session:
             pending = self._claim_run()
         self._emit({"result"})
         self._submit(pending)
+        self._relayout_if_needed()  # laid out before the saved-tensor setting changed
 
     def _settle_ranges(self, result: RunResult) -> None:
         """Keep each default slider range fixed while its values fit in it.
@@ -684,6 +690,37 @@ class Session:
         self._state = replace(s, steps=steps)
         self._generation += 1
         return True
+
+    # -- view ------------------------------------------------------------------------
+
+    def set_show_saved(self, show: bool) -> None:
+        """Whether the graph shows saved-tensor boxes (their numbers are always in the node
+        details). A view preference: it relayouts the graph on screen, runs nothing."""
+        if show == self._show_saved:
+            return
+        self._show_saved = show
+        self._emit({"view"})
+        self._relayout_if_needed()
+
+    def _relayout_if_needed(self) -> None:
+        shown = self._shown
+        if shown is None or shown.result.graph is None or shown.show_saved == self._show_saved:
+            return
+        graph, show = shown.result.graph, self._show_saved
+        # Through the dispatcher: Graphviz must only ever run on one thread.
+        self._dispatcher.submit(
+            lambda: (shown, self._layouts.get(graph, show), show), self._on_relayout
+        )
+
+    def _on_relayout(self, done: tuple[_Computed, GraphLayout | None, bool]) -> None:
+        shown, layout, show = done
+        if self._shown is not shown:
+            return  # a newer result came meanwhile and was checked on arrival
+        self._shown = replace(shown, layout=layout, show_saved=show)
+        if self._latest is shown:
+            self._latest = self._shown
+        self._emit({"view", "layout"})
+        self._relayout_if_needed()  # the setting may have flipped again meanwhile
 
     # -- selection ---------------------------------------------------------------------
 
@@ -792,6 +829,7 @@ class Session:
             stale=bool(stale and (shown is not None or self._in_flight)),
             running=self._in_flight,
             selected_node=self._selected_node,
+            show_saved=self._show_saved,
             selected_step=self._selected_step,
             path=self._path,
             title=s.title,

@@ -24,6 +24,7 @@ from PySide6.QtGui import (
     QPaintEvent,
 )
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QGraphicsScene,
     QHBoxLayout,
@@ -221,6 +222,14 @@ class GraphPanel(QWidget):
         self.step_choice.setToolTip("Which backward call's gradients the graph shows")
         self.step_choice.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         toolbar.addWidget(self.step_choice)
+        toolbar.addSeparator()
+        self.saved_toggle = QCheckBox("Saved tensors")
+        self.saved_toggle.setToolTip(
+            "Show what each node saved for backward as dashed boxes beside it "
+            "(click a node to see them in its details either way)"
+        )
+        self.saved_toggle.clicked.connect(self._on_view_saved_toggled)
+        toolbar.addWidget(self.saved_toggle)
         self.stale_badge = QLabel(" stale ")
         self.stale_badge.setStyleSheet("background:#fff3b0; color:#5a4a00; border-radius:3px;")
         self.stale_badge.setToolTip("The graph shows the last finished run, not the current code")
@@ -259,11 +268,17 @@ class GraphPanel(QWidget):
         """Every item of the current graph (``None`` while there is no graph)."""
         return self._items
 
+    def _on_view_saved_toggled(self, checked: bool) -> None:
+        self._session.set_show_saved(checked)
+
     def render(self, snapshot: Snapshot) -> None:  # type: ignore[override]
         """Show ``snapshot``: rebuild on a new structure, else update texts and colours."""
         graph, layout = snapshot.graph, snapshot.layout
         self.stale_badge.setVisible(snapshot.stale)
         self._view.set_stale(snapshot.stale)
+        if self.saved_toggle.isChecked() != snapshot.show_saved:
+            with QSignalBlocker(self.saved_toggle):
+                self.saved_toggle.setChecked(snapshot.show_saved)
         self._render_steps(snapshot)
         if graph is None or layout is None:
             self._clear(snapshot)

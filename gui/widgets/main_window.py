@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QSplitter,
+    QTabWidget,
     QWidget,
 )
 
@@ -38,15 +39,16 @@ PRESENTATION_SCALE = 1.45
 SESSION_FILTER = "Autograd Explorer sessions (*.json);;All files (*)"
 # Splitters by settings key, with the sizes a 1280x720 window starts with.
 DEFAULT_SIZES: dict[str, list[int]] = {
-    "columns": [400, 520, 360],
-    "left": [430, 290],
-    "centre": [450, 270],
-    "right": [400, 320],
+    "columns": [420, 860],
+    "left": [300, 390],
+    "right": [420, 270],
+    "bottom": [540, 320],
 }
 
 
 class MainWindow(QMainWindow):
-    """Code and inputs on the left, graph and plots in the middle, backward on the right.
+    """Code, inputs and backward controls on the left; the graph, plots and node details
+    on the right.
 
     Parameters
     ----------
@@ -60,6 +62,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self._session = session
         self._base_point_size: float | None = None
+        self._offered_fixes = False
         self._settings = settings if settings is not None else QSettings()
         self.editor = CodeEditorPanel(session)
         self.inputs = InputsPanel(session)
@@ -83,13 +86,22 @@ class MainWindow(QMainWindow):
     # -- building ------------------------------------------------------------------------
 
     def _build_splitters(self) -> dict[str, QSplitter]:
-        left = self._splitter("left", Qt.Orientation.Vertical, self.editor, self.inputs)
-        centre = self._splitter("centre", Qt.Orientation.Vertical, self.graph, self.plots)
-        right = self._splitter("right", Qt.Orientation.Vertical, self.backward, self.details)
-        columns = self._splitter("columns", Qt.Orientation.Horizontal, left, centre, right)
+        # The graph is what a class looks at: it gets the most room. Inputs and backward
+        # controls share a column as tabs; the window raises the backward tab when it
+        # offers a fix, so no fix ever hides behind the other tab.
+        self.controls = QTabWidget()
+        self.controls.setDocumentMode(True)
+        self.controls.addTab(self.inputs, "Inputs")
+        self.controls.addTab(self.backward, "Backward")
+        left = self._splitter("left", Qt.Orientation.Vertical, self.editor, self.controls)
+        bottom = self._splitter("bottom", Qt.Orientation.Horizontal, self.plots, self.details)
+        right = self._splitter("right", Qt.Orientation.Vertical, self.graph, bottom)
+        columns = self._splitter("columns", Qt.Orientation.Horizontal, left, right)
         columns.setStretchFactor(1, 1)
+        right.setStretchFactor(0, 1)
+        bottom.setStretchFactor(0, 1)
         self.setCentralWidget(columns)
-        return {"columns": columns, "left": left, "centre": centre, "right": right}
+        return {"columns": columns, "left": left, "right": right, "bottom": bottom}
 
     def _splitter(self, name: str, orientation: Qt.Orientation, *panels: QWidget) -> QSplitter:
         splitter = QSplitter(orientation)
@@ -198,6 +210,13 @@ class MainWindow(QMainWindow):
         count = 0 if snapshot.result is None else len(snapshot.result.steps)
         self._steps_label.setText(f"backward calls: {count}")
         self._live_label.setText("live" if snapshot.live else "live off")
+        if snapshot.fixes and not self._offered_fixes:
+            self.controls.setCurrentWidget(self.backward)
+        self._offered_fixes = bool(snapshot.fixes)
+        tab = "Backward" if not snapshot.fixes else "Backward ⚠"
+        index = self.controls.indexOf(self.backward)
+        if self.controls.tabText(index) != tab:
+            self.controls.setTabText(index, tab)
 
     # -- user actions --------------------------------------------------------------------
 
@@ -337,11 +356,14 @@ class MainWindow(QMainWindow):
                 splitter.restoreState(state)
         if str(self._settings.value("presentation", "false")).lower() == "true":
             self.set_presentation(True)
+        if str(self._settings.value("show_saved", "false")).lower() == "true":
+            self._session.set_show_saved(True)
 
     def save_settings(self) -> None:
         self._settings.setValue("geometry", self.saveGeometry())
         for name, splitter in self._splitters.items():
             self._settings.setValue(f"splitters/{name}", splitter.saveState())
+        self._settings.setValue("show_saved", self._session.snapshot.show_saved)
         self._settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:

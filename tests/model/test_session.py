@@ -347,3 +347,19 @@ def test_gradient_that_never_fitted_stays_to_show_its_error() -> None:
     snap = session.snapshot
     assert snap.error is not None and snap.error.kind == "gradient-shape-mismatch"
     assert snap.current_step.gradient == [1.0, 0.0]
+
+
+def test_hiding_saved_tensors_relayouts_without_running() -> None:
+    session, seen = make("x = torch.tensor([1., 2.], requires_grad=True)\ny = (x * x).sum()\n")
+    snap = session.snapshot
+    assert snap.layout is not None and not snap.show_saved
+    graph = snap.graph
+    assert graph is not None
+    saved = {n.key for n in graph.nodes if n.kind == "saved"}
+    assert saved and not saved & set(snap.layout.nodes)
+    result = snap.result
+    session.set_show_saved(True)
+    snap = session.snapshot
+    assert snap.result is result, "a view setting runs nothing"
+    assert snap.layout is not None and saved <= set(snap.layout.nodes)
+    assert set(snap.layout.edges) == {i for i, _ in enumerate(graph.edges)}

@@ -82,11 +82,14 @@ def empty_point(panel: GraphPanel) -> QPoint:
 
 def assert_shows(panel: GraphPanel, snapshot: Snapshot) -> None:
     """Every box and edge shows what the shared helpers say, for the shown step."""
-    graph, step = snapshot.graph, snapshot.shown_step
+    graph, step = snapshot.graph, snapshot.graph_step
     assert graph is not None
     grads = gradients(graph, step, snapshot.leaf_grads)
     for node in graph.nodes:
         item = panel.node_item(node.key)
+        if node.kind == "saved" and not snapshot.show_saved:
+            assert item is None, "saved tensors are hidden unless asked for"
+            continue
         assert item is not None
         flow = step.flows.get(node.key) if step is not None else None
         grad = grads.nodes[node.key]
@@ -149,7 +152,9 @@ def test_lesson_3_numbers_match_torch(panel: GraphPanel, session: Session) -> No
 def test_constant_and_saved_links_are_grey_without_labels(
     panel: GraphPanel, session: Session
 ) -> None:
-    snapshot = open_lesson(session, 3)
+    open_lesson(session, 3)
+    session.set_show_saved(True)
+    snapshot = session.snapshot
     graph = snapshot.graph
     assert graph is not None and panel.items is not None
     constants = [i for i, e in enumerate(graph.edges) if e.kind == "constant"]
@@ -224,7 +229,7 @@ def test_new_structure_rebuilds(panel: GraphPanel, session: Session) -> None:
     snapshot = session.snapshot
     assert panel.items is not old and panel.items is not None
     assert snapshot.graph is not None
-    assert set(panel.items.nodes) == {n.key for n in snapshot.graph.nodes}
+    assert set(panel.items.nodes) == {n.key for n in snapshot.graph.nodes if n.kind != "saved"}
     assert any(
         line.startswith("y · SumBackward0") for n in panel.items.nodes.values() for line in n.lines
     )
@@ -483,3 +488,23 @@ def test_screenshots(qtbot: QtBot, panel: GraphPanel, session: Session, tmp_path
         assert image.width() == 900
     session.set_code(CHAIN)
     assert panel.grab().save(str(tmp_path / "graph-chain.png"))
+
+
+def test_saved_tensors_toggle_relayouts_and_shows_them(
+    qtbot: QtBot, panel: GraphPanel, session: Session, emitted: list[Snapshot]
+) -> None:
+    snapshot = open_lesson(session, 3)
+    assert snapshot.graph is not None
+    saved = [n.key for n in snapshot.graph.nodes if n.kind == "saved"]
+    assert saved and all(panel.node_item(k) is None for k in saved)
+    narrow = snapshot.layout
+    qtbot.mouseClick(panel.saved_toggle, Qt.MouseButton.LeftButton, pos=QPoint(8, 8))
+    snapshot = session.snapshot
+    assert snapshot.show_saved and snapshot.layout is not narrow
+    assert all(panel.node_item(k) is not None for k in saved)
+    assert_shows(panel, snapshot)
+    count = len(emitted)
+    session.set_show_saved(False)
+    assert not panel.saved_toggle.isChecked()
+    assert all(panel.node_item(k) is None for k in saved)
+    assert len(emitted) == count + 2  # the setting, then the new layout: no echo
