@@ -350,7 +350,7 @@ def test_gradient_that_never_fitted_stays_to_show_its_error() -> None:
 
 
 def test_hiding_saved_tensors_relayouts_without_running() -> None:
-    session, seen = make("x = torch.tensor([1., 2.], requires_grad=True)\ny = (x * x).sum()\n")
+    session, _ = make("x = torch.tensor([1., 2.], requires_grad=True)\ny = (x * x).sum()\n")
     snap = session.snapshot
     assert snap.layout is not None and not snap.show_saved
     graph = snap.graph
