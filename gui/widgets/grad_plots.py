@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from PySide6.QtCore import QPointF, QSignalBlocker, Qt
-from PySide6.QtGui import QBrush, QColor, QLinearGradient, QPainter, QPen, QPixmap
+from PySide6.QtGui import QBrush, QColor, QLinearGradient, QPainter, QPen, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -77,15 +77,18 @@ def _legend() -> QWidget:
     layout = QHBoxLayout(row)
     layout.setContentsMargins(0, 0, 0, 0)
     layout.setSpacing(6)
+    # Short words so the row fits a narrow column; the tooltips say it in full.
     entries = (
-        ("before", "already in .grad"),
-        ("added", "added by this backward"),
-        ("final", ".grad after"),
+        ("before", "before", "What .grad already held before this backward call"),
+        ("added", "added", "What this backward call added to .grad"),
+        ("final", "after", ".grad after this backward call"),
     )
-    for kind, text in entries:
+    for kind, text, tip in entries:
         sample = QLabel()
         sample.setPixmap(_swatch(kind))
+        sample.setToolTip(tip)
         label = QLabel(text)
+        label.setToolTip(tip)
         label.setFont(plot_font())
         layout.addWidget(sample)
         layout.addWidget(label)
@@ -97,6 +100,10 @@ def _legend() -> QWidget:
 def _shape(result: RunResult | None, leaf: str) -> tuple[int, ...]:
     info = None if result is None else result.tensors.get(leaf)
     return () if info is None else tuple(info.value.shape)
+
+
+# Below this width a bars plot and a history plot side by side clip their axes.
+SIDE_BY_SIDE_MIN_WIDTH = 560
 
 
 class GradPlotsPanel(QWidget):
@@ -116,6 +123,7 @@ class GradPlotsPanel(QWidget):
         self._rows: dict[str, tuple[GradBars, GradHistory]] = {}
         self._shapes: Shapes = ()
         self._picked: str | None = None
+        self._stacked: bool | None = None
         self._drawn: tuple[RunResult | None, int | None] | None = None
         self._build()
         session.changed.connect(self.render)
@@ -199,19 +207,40 @@ class GradPlotsPanel(QWidget):
                 plot.setParent(None)
                 plot.deleteLater()
         self._rows = {}
-        for row, (leaf, shape) in enumerate(shapes):
+        for leaf, shape in shapes:
             bar_plot = GradBars(leaf, shape)
             history_plot = GradHistory(leaf, shape)
             history_plot.step_clicked.connect(self._on_view_step_clicked)
             for plot in (bar_plot, history_plot):
                 plot.setMinimumHeight(ROW_MIN_HEIGHT)
-            self._grid.addWidget(bar_plot, row, 0)
-            self._grid.addWidget(history_plot, row, 1)
             self._rows[leaf] = (bar_plot, history_plot)
         self._shapes = shapes
+        self._stacked = None
+        self._arrange()
+
+    def _arrange(self) -> None:
+        """Bars and history side by side, or one above the other in a narrow column."""
+        stacked = self.width() < SIDE_BY_SIDE_MIN_WIDTH
+        if stacked == self._stacked:
+            return
+        self._stacked = stacked
+        for i, (bar_plot, history_plot) in enumerate(self._rows.values()):
+            self._grid.removeWidget(bar_plot)
+            self._grid.removeWidget(history_plot)
+            if stacked:
+                self._grid.addWidget(bar_plot, 2 * i, 0, 1, 2)
+                self._grid.addWidget(history_plot, 2 * i + 1, 0, 1, 2)
+            else:
+                self._grid.addWidget(bar_plot, i, 0)
+                self._grid.addWidget(history_plot, i, 1)
+        rows = len(self._rows) * (2 if stacked else 1)
         # Said outright: the scroll area did not always hear of the grid's new minimum.
         spacing = self._grid.verticalSpacing()
-        self._grid_host.setMinimumHeight(max(0, len(shapes) * (ROW_MIN_HEIGHT + spacing) - spacing))
+        self._grid_host.setMinimumHeight(max(0, rows * (ROW_MIN_HEIGHT + spacing) - spacing))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._arrange()
 
     # -- user actions ------------------------------------------------------------------
 

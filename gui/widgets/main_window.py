@@ -39,10 +39,9 @@ PRESENTATION_SCALE = 1.45
 SESSION_FILTER = "Autograd Explorer sessions (*.json);;All files (*)"
 # Splitters by settings key, with the sizes a 1280x720 window starts with.
 DEFAULT_SIZES: dict[str, list[int]] = {
-    "columns": [420, 860],
-    "left": [300, 390],
-    "right": [420, 270],
-    "bottom": [540, 320],
+    "columns": [390, 520, 370],
+    "left": [350, 340],
+    "right": [450, 240],
 }
 
 
@@ -94,14 +93,14 @@ class MainWindow(QMainWindow):
         self.controls.addTab(self.inputs, "Inputs")
         self.controls.addTab(self.backward, "Backward")
         left = self._splitter("left", Qt.Orientation.Vertical, self.editor, self.controls)
-        bottom = self._splitter("bottom", Qt.Orientation.Horizontal, self.plots, self.details)
-        right = self._splitter("right", Qt.Orientation.Vertical, self.graph, bottom)
-        columns = self._splitter("columns", Qt.Orientation.Horizontal, left, right)
+        right = self._splitter("right", Qt.Orientation.Vertical, self.plots, self.details)
+        # Autograd graphs are tall and narrow: a full-height middle column shows them
+        # biggest.
+        columns = self._splitter("columns", Qt.Orientation.Horizontal, left, self.graph, right)
         columns.setStretchFactor(1, 1)
         right.setStretchFactor(0, 1)
-        bottom.setStretchFactor(0, 1)
         self.setCentralWidget(columns)
-        return {"columns": columns, "left": left, "right": right, "bottom": bottom}
+        return {"columns": columns, "left": left, "right": right}
 
     def _splitter(self, name: str, orientation: Qt.Orientation, *panels: QWidget) -> QSplitter:
         splitter = QSplitter(orientation)
