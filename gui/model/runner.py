@@ -9,6 +9,7 @@ starts in the background for the next request. This module never imports torch.
 from __future__ import annotations
 
 import contextlib
+import functools
 import multiprocessing
 import threading
 import time
@@ -40,8 +41,13 @@ def failed_result(request: RunRequest, error: Explanation, elapsed: float = 0.0)
     )
 
 
+@functools.lru_cache(maxsize=64)
 def refusal(code: str) -> Explanation | None:
-    """Why ``code`` may not run, or ``None`` if it passes the safety checks."""
+    """Why ``code`` may not run, or ``None`` if it passes the safety checks.
+
+    Cached: a slider drag sends the same code hundreds of times, and the check is a full
+    AST walk (about a millisecond).
+    """
     try:
         safety.check_source(code)
     except safety.CodeRefused as refused:

@@ -129,6 +129,7 @@ class Snapshot:
     output: str | None
     steps: tuple[BackwardStep, ...] | None
     zero_after: bool
+    one_off_zero: int | None
     retain_grad: tuple[str, ...]
     live: bool
     seed: int
@@ -170,6 +171,12 @@ class Snapshot:
         if name == GRADIENT_RANGE:
             return default_range(self.current_step.gradient)
         return default_range(self.leaf_value(name))
+
+    @property
+    def zero_each(self) -> bool:
+        """The "zero grads before each backward" option (a one-off "Zero grad" press that
+        zeroed before the last call does not count)."""
+        return self.current_step.zero_grad and self.one_off_zero != len(self.steps or ()) - 1
 
     @property
     def current_step(self) -> BackwardStep:
@@ -256,6 +263,8 @@ class _State:
     output: str | None = None
     steps: tuple[BackwardStep, ...] | None = None
     zero_after: bool = False
+    # The index of the step whose zeroing came from a "Zero grad" press, not the option.
+    one_off_zero: int | None = None
     retain_grad: tuple[str, ...] = ()
     seed: int = DEFAULT_SEED
     title: str | None = None
@@ -489,9 +498,11 @@ class Session:
         s = self._state
         steps = s.steps if s.steps else (BackwardStep(),)
         last = replace(steps[-1], **fields)
-        if last == steps[-1] and s.steps:
+        one_off = None if "zero_grad" in fields else s.one_off_zero  # the user's own choice now
+        state = replace(s, steps=(*steps[:-1], last), one_off_zero=one_off)
+        if state == s:
             return
-        self._change(replace(s, steps=(*steps[:-1], last)), {"steps"})
+        self._change(state, {"steps"})
 
     def set_retain_grad(self, name: str, keep: bool) -> None:
         """Whether intermediate ``name`` keeps its ``.grad`` (``name.retain_grad()``)."""
@@ -508,10 +519,17 @@ class Session:
         base = s.steps
         if base is None:
             base = () if self.snapshot.code_calls_backward else (BackwardStep(),)
-        new = replace(base[-1] if base else BackwardStep(), zero_grad=False)
-        if s.zero_after or (base and base[-1].zero_grad):
-            new = replace(new, zero_grad=True)
-        state = replace(s, steps=(*base, new), zero_after=False)
+        last = base[-1] if base else BackwardStep()
+        # "Zero grads before each backward" carries over to the new call; a one-off
+        # "Zero grad" press zeroes before the new call only, then calls accumulate again.
+        keeps_zeroing = last.zero_grad and s.one_off_zero != len(base) - 1
+        new = replace(last, zero_grad=bool(s.zero_after or keeps_zeroing))
+        state = replace(
+            s,
+            steps=(*base, new),
+            zero_after=False,
+            one_off_zero=len(base) if s.zero_after and not keeps_zeroing else None,
+        )
         self._selected_step = None
         self._change(state, {"steps", "selection"}, force_run=True)
 
@@ -527,10 +545,11 @@ class Session:
         """Back to a single backward call with the current gradient and options."""
         s = self._state
         last = self.snapshot.current_step
-        steps = (replace(last, zero_grad=False),)
-        if s.steps == steps and not s.zero_after:
+        steps = (replace(last, zero_grad=self.snapshot.zero_each),)
+        state = replace(s, steps=steps, zero_after=False, one_off_zero=None)
+        if state == s:
             return
-        self._change(replace(s, steps=steps, zero_after=False), {"steps"})
+        self._change(state, {"steps"})
 
     def apply_fix(self, kind: FixKind) -> None:
         """One click on a suggested fix (see :attr:`Snapshot.fixes`).
@@ -819,6 +838,7 @@ class Session:
             output=s.output,
             steps=s.steps,
             zero_after=s.zero_after,
+            one_off_zero=s.one_off_zero,
             retain_grad=s.retain_grad,
             live=self._live,
             seed=s.seed,

@@ -368,7 +368,7 @@ class BackwardPanel(QWidget):
         for check, value in (
             (self.retain_graph, step.retain_graph),
             (self.create_graph, step.create_graph),
-            (self.zero_first, step.zero_grad),
+            (self.zero_first, snapshot.zero_each),
             (self.live, snapshot.live),
         ):
             if check.isChecked() != value:

@@ -182,10 +182,12 @@ class GradHistory(pg.PlotWidget):
         self._highlight = pg.InfiniteLine(angle=90, pen=pg.mkPen(SHOWN_COLOR, width=14))
         self._highlight.setZValue(-10)
         self.addItem(self._highlight)
+        self._marks: list[pg.ScatterPlotItem] = []
+        self._samples: list[pg.PlotDataItem] = []
         self.curves = tuple(self._curve(k, name) for k, name in enumerate(names))
         self._drawn: list[tuple[tuple[float, ...], tuple[float, ...]] | None] = [None] * count
         if count > 1:
-            self._add_legend(self.curves, names)
+            self._add_legend(tuple(self._samples), names)
         self._zeroed: list[pg.InfiniteLine] = []
         self._failed: list[pg.InfiniteLine] = []
         self._range = StickyRange()
@@ -196,18 +198,30 @@ class GradHistory(pg.PlotWidget):
         self.scene().sigMouseClicked.connect(self._on_scene_clicked)
         self.getPlotItem().vb.sigResized.connect(self._update_ticks)
 
-    def _curve(self, k: int, name: str) -> pg.PlotDataItem:
+    def _curve(self, k: int, name: str) -> pg.PlotCurveItem:
+        # A line item and a marker item rather than one PlotDataItem: PlotDataItem.setData
+        # costs ~0.4 ms, these two ~0.1 ms together, and every element moves on a tick.
         color = CURVE_COLORS[k % len(CURVE_COLORS)]
-        curve = pg.PlotDataItem(
-            pen=pg.mkPen(color, width=2),
+        curve = pg.PlotCurveItem(pen=pg.mkPen(color, width=2), name=name, connect="finite")
+        marks = pg.ScatterPlotItem(
             symbol=CURVE_SYMBOLS[k % len(CURVE_SYMBOLS)],
-            symbolBrush=color,
-            symbolPen=pg.mkPen(color),
-            symbolSize=9,
-            name=name,
-            connect="finite",
+            brush=pg.mkBrush(color),
+            pen=pg.mkPen(color),
+            size=9,
         )
         self.addItem(curve)
+        self.addItem(marks)
+        self._marks.append(marks)
+        # The legend draws its sample from an item's style: one that is never plotted.
+        self._samples.append(
+            pg.PlotDataItem(
+                pen=pg.mkPen(color, width=2),
+                symbol=CURVE_SYMBOLS[k % len(CURVE_SYMBOLS)],
+                symbolBrush=color,
+                symbolPen=pg.mkPen(color),
+                symbolSize=9,
+            )
+        )
         return curve
 
     def _add_legend(self, curves: tuple[pg.PlotDataItem, ...], names: list[str]) -> None:
@@ -255,6 +269,8 @@ class GradHistory(pg.PlotWidget):
                 curve.setData(list(data.xs), list(ys))
             else:  # all gaps (x.grad stayed None): pyqtgraph would warn about an all-nan slice
                 curve.setData([], [])
+            points = [(x, y) for x, y in zip(data.xs, ys, strict=False) if math.isfinite(y)]
+            self._marks[k].setData([x for x, _ in points], [y for _, y in points])
 
     def _place(
         self,

@@ -167,6 +167,9 @@ class GraphPanel(QWidget):
         super().__init__(parent)
         self._session = session
         self._scene = QGraphicsScene(self)
+        # Every tick changes most items' text; keeping a BSP index of them up to date cost
+        # more than the drawing. Lookups (clicks) are linear, fine for a few thousand items.
+        self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self._view = GraphView(self._scene, self)
         self._items: GraphItems | None = None
         self._shown: tuple[object, int | None] | None = None
@@ -274,8 +277,12 @@ class GraphPanel(QWidget):
     def render(self, snapshot: Snapshot) -> None:  # type: ignore[override]
         """Show ``snapshot``: rebuild on a new structure, else update texts and colours."""
         graph, layout = snapshot.graph, snapshot.layout
-        self.stale_badge.setVisible(snapshot.stale)
-        self._view.set_stale(snapshot.stale)
+        # While a run is on its way the picture is only milliseconds old: veiling it on
+        # every slider tick would flicker. Stale means no newer result is coming.
+        stale = snapshot.stale and not snapshot.running
+        if self.stale_badge.isVisibleTo(self) != stale:
+            self.stale_badge.setVisible(stale)
+        self._view.set_stale(stale)
         if self.saved_toggle.isChecked() != snapshot.show_saved:
             with QSignalBlocker(self.saved_toggle):
                 self.saved_toggle.setChecked(snapshot.show_saved)

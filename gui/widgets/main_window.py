@@ -198,17 +198,17 @@ class MainWindow(QMainWindow):
         """Title, status bar and checkable actions follow the session."""
         name = Path(snapshot.path).name if snapshot.path else "untitled"
         title = snapshot.title or name
-        self.setWindowTitle(f"{title} [*] — {APP_NAME}")
+        self.setWindowTitle(f"{title}[*] — {APP_NAME}")
         self.setWindowModified(snapshot.modified)
         live = self.commands["live"]
         if live.isChecked() != snapshot.live:
             live.blockSignals(True)
             live.setChecked(snapshot.live)
             live.blockSignals(False)
-        self._status.setText(_status_text(snapshot))
+        _set_text(self._status, _status_text(snapshot))
         count = 0 if snapshot.result is None else len(snapshot.result.steps)
-        self._steps_label.setText(f"backward calls: {count}")
-        self._live_label.setText("live" if snapshot.live else "live off")
+        _set_text(self._steps_label, f"backward calls: {count}")
+        _set_text(self._live_label, "live" if snapshot.live else "live off")
         if snapshot.fixes and not self._offered_fixes:
             self.controls.setCurrentWidget(self.backward)
         self._offered_fixes = bool(snapshot.fixes)
@@ -374,6 +374,11 @@ class MainWindow(QMainWindow):
         event.accept()
 
 
+def _set_text(label: QLabel, text: str) -> None:
+    if label.text() != text:  # setText relayouts even when nothing changed
+        label.setText(text)
+
+
 def _is_lesson(path: str) -> bool:
     """Lessons ship with the app: saving goes to a new file rather than over them."""
     return any(Path(path).resolve() == p.resolve() for p in lesson_paths())
@@ -382,8 +387,6 @@ def _is_lesson(path: str) -> bool:
 def _status_text(snapshot: Snapshot) -> str:
     if snapshot.running and snapshot.result is None:
         return "Starting the engine…"
-    if snapshot.running:
-        return "Running…"
     if snapshot.error is not None:
         line = f" (line {snapshot.error.line})" if snapshot.error.line else ""
         first = snapshot.error.message.splitlines()[0] if snapshot.error.message else ""
@@ -393,8 +396,8 @@ def _status_text(snapshot: Snapshot) -> str:
     result = snapshot.result
     if result is None:
         return "Ready"
-    ms = result.elapsed_seconds * 1000
-    return f"Ran in {ms:.1f} ms · output {result.output or '—'}"
+    # No timing here: a number changing on every slider tick relayouts the status bar.
+    return f"Up to date · output {result.output or '—'}"
 
 
 GUIDE = (

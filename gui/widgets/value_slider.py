@@ -129,11 +129,12 @@ class ValueSlider(QWidget):
         # Typing may go past the slider's ends (the slider then pins): only the box can.
         self.box.setRange(-BOX_LIMIT, BOX_LIMIT)
         self.swatch = GradSwatch()
-        self.swatch.setVisible(show_gradient)
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         for widget in (self.label, self.slider, self.box, self.swatch):
             row.addWidget(widget)
+        # Only once it has a parent: a parentless widget made visible is its own window.
+        self.swatch.setVisible(show_gradient)
         row.setStretch(1, 1)
         self.setRange(value_range)
         self.slider.valueChanged.connect(self._on_view_slider)
