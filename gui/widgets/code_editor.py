@@ -13,6 +13,7 @@ from typing import NamedTuple
 from PySide6.QtCore import QEvent, QPoint, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
+    QFont,
     QHelpEvent,
     QKeyEvent,
     QPainter,
@@ -108,6 +109,9 @@ class CodeEditor(QPlainTextEdit):
         self._diagnostics: list[QTextEdit.ExtraSelection] = []
         self._markers: list[_Marker] = []
         self.blockCountChanged.connect(self._update_gutter_width)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.fontChanged.connect(self._follow_application_font)
         self.updateRequest.connect(self._update_gutter)
         self.cursorPositionChanged.connect(self._refresh_selections)
         self.textChanged.connect(self._on_text_changed)
@@ -115,6 +119,12 @@ class CodeEditor(QPlainTextEdit):
         self._refresh_selections()
 
     # -- text --------------------------------------------------------------------------
+
+    def _follow_application_font(self, font: QFont) -> None:
+        # The editor sets its own (monospace) font, which application font changes never
+        # reach: follow the size by hand, so presentation mode enlarges the code too.
+        self.setFont(monospace_font(font.pointSizeF()))
+        self.setTabStopDistance(4 * self.fontMetrics().horizontalAdvance(" "))
 
     def replace_text(self, text: str, keep_undo: bool) -> None:
         """Show ``text`` without emitting ``edited``; with ``keep_undo`` one Ctrl+Z brings

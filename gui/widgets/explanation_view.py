@@ -23,6 +23,7 @@ from PySide6.QtGui import (
     QTextFormat,
 )
 from PySide6.QtWidgets import (
+    QApplication,
     QLabel,
     QPlainTextEdit,
     QTabWidget,
@@ -227,9 +228,17 @@ class DiagnosticsTabs(QTabWidget):
         self._printed.setPlaceholderText("Nothing printed yet: print(x.grad) shows up here.")
         self.addTab(self._explanation, "Explanation")
         self.addTab(self._printed, "Printed output")
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.fontChanged.connect(self._follow_application_font)
         self._diagnostics: tuple[Explanation | None, tuple[Explanation, ...]] | None = None
         self._printed_lines: tuple[PrintedLine, ...] | None = None
         self._printed_truncated = False
+
+    def _follow_application_font(self, font: QFont) -> None:
+        # See CodeEditor._follow_application_font: an own font never follows by itself.
+        self._mono = monospace_font(font.pointSizeF())
+        self._printed.setFont(self._mono)
 
     def show_diagnostics(
         self, error: Explanation | None, warnings: tuple[Explanation, ...]

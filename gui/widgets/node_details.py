@@ -153,6 +153,7 @@ def _gradient_rows(out: _Html, node: GraphNode, snapshot: Snapshot, flow: NodeFl
             out.row("added by this call", added)
         return
     if flow is None or graph is None:
+        _stored_grad(out, node, snapshot)
         return
     for i, t in enumerate(flow.arriving):
         out.row("gradient arriving" + (f" [{i}]" if len(flow.arriving) > 1 else ""), t)
@@ -161,6 +162,30 @@ def _gradient_rows(out: _Html, node: GraphNode, snapshot: Snapshot, flow: NodeFl
             out.row(f"leaving → {name}", None, "none (needs no gradient)", swatch=False)
         else:
             out.row(f"leaving → {name}", t)
+    _stored_grad(out, node, snapshot)
+
+
+def _stored_grad(out: _Html, node: GraphNode, snapshot: Snapshot) -> None:
+    """What ``y.grad`` holds for a named intermediate: the classic "why is y.grad None?"."""
+    info = (
+        None
+        if snapshot.result is None or node.var is None
+        else snapshot.result.tensors.get(node.var)
+    )
+    if info is None or info.is_leaf:
+        return
+    name = info.name
+    if info.grad is not None:
+        out.row(f"{name}.grad (kept by retain_grad)", info.grad)
+        return
+    out.row(f"{name}.grad", None, "None", swatch=False)
+    out.paragraph(
+        f"`{name}` is not a leaf: autograd passes the gradient through it (arriving above) "
+        f"but stores `.grad` only on leaves. To keep it, tick `{name}` under "
+        "retain_grad on the Backward tab (`" + name + ".retain_grad()`)."
+    )
+    if info.grad_warning is not None:
+        out.paragraph(f"torch warns: {info.grad_warning.message}", f"color:{MUTED}")
 
 
 def _step_note(snapshot: Snapshot) -> str | None:

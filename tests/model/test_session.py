@@ -363,3 +363,24 @@ def test_hiding_saved_tensors_relayouts_without_running() -> None:
     assert snap.result is result, "a view setting runs nothing"
     assert snap.layout is not None and saved <= set(snap.layout.nodes)
     assert set(snap.layout.edges) == {i for i, _ in enumerate(graph.edges)}
+
+
+def test_zero_grad_press_is_one_off_and_the_option_persists() -> None:
+    session, _ = make("x = torch.tensor([1., 2.], requires_grad=True)\ny = (x ** 2).sum()\n")
+    session.set_options(retain_graph=True)
+    session.zero_grad()
+    session.backward()
+    assert not session.snapshot.zero_each, "the press was not the option"
+    session.backward()
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = (x**2).sum()
+    y.backward(retain_graph=True)
+    x.grad.zero_()  # type: ignore[union-attr]
+    y.backward(retain_graph=True)
+    y.backward(retain_graph=True)
+    assert grad(session.snapshot) == x.grad.tolist() == [4.0, 8.0]
+    session.set_options(zero_grad=True)
+    assert session.snapshot.zero_each
+    session.backward()
+    snap = session.snapshot
+    assert snap.zero_each and grad(snap) == [2.0, 4.0], "the option zeroes before every call"
