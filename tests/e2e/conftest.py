@@ -75,9 +75,8 @@ def press(
     key: Qt.Key,
     modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier,
 ) -> None:
-    """Press a window shortcut. The window is activated first: new slider rows briefly
-    show stray top-level windows that take activation away (see the xfail in
-    test_window_shell.py), which a user undoes by clicking the window."""
+    """Press a window shortcut, the window activated first as a user's click would
+    (offscreen, activation is not guaranteed after other windows were shown)."""
     activate(qtbot, window)
     qtbot.keyClick(window, key, modifier)
 
