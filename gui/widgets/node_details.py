@@ -57,6 +57,18 @@ def _swatch(t: TensorData | None, scale: float) -> str:
     )
 
 
+def _empty_page(snapshot: Snapshot) -> str:
+    """The hint to click a node, then the lesson's own notes: what to try and what to see."""
+    page = f'<p style="color:{MUTED}" align="center">{html.escape(EMPTY_TEXT)}</p>'
+    if snapshot.notes:
+        title = html.escape(snapshot.title or "About this session")
+        page += (
+            f'<p style="margin:12px 0 4px 0; color:{HEADING}"><b>{title}</b></p>'
+            f"<p>{html.escape(snapshot.notes)}</p>"
+        )
+    return page
+
+
 class _Html:
     """Builds the pane's HTML piece by piece (one place decides the markup)."""
 
@@ -318,10 +330,7 @@ class NodeDetailsPanel(QWidget):
         start = time.perf_counter()
         node = _selected(snapshot)
         self.close_button.setEnabled(node is not None)
-        if node is None:
-            page = f'<p style="color:{MUTED}" align="center">{html.escape(EMPTY_TEXT)}</p>'
-        else:
-            page = details_html(node, snapshot, self._mono)
+        page = _empty_page(snapshot) if node is None else details_html(node, snapshot, self._mono)
         if page != self._drawn:
             self.browser.setHtml(page)
             self._drawn = page

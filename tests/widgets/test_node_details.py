@@ -54,8 +54,10 @@ def chain_rule_in_torch(x_value: Any) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def test_empty_until_a_node_is_selected(panel: NodeDetailsPanel, session: Session) -> None:
-    load_lesson(session, 3)
-    assert text_of(panel) == EMPTY_TEXT
+    snapshot = load_lesson(session, 3)
+    assert text_of(panel).startswith(EMPTY_TEXT)
+    assert snapshot.notes is not None
+    assert " ".join(snapshot.notes.split()) in text_of(panel), "the lesson's notes show meanwhile"
     assert not panel.close_button.isEnabled()
 
 
@@ -138,7 +140,7 @@ def test_selecting_through_the_session_emits_once_and_never_echoes(
     assert "PowBackward0" in text_of(panel)
     session.select_node(None)
     assert len(emitted) == 2
-    assert text_of(panel) == EMPTY_TEXT
+    assert text_of(panel).startswith(EMPTY_TEXT)
 
 
 def test_close_button_clears_the_selection(
@@ -150,7 +152,7 @@ def test_close_button_clears_the_selection(
     qtbot.mouseClick(panel.close_button, Qt.MouseButton.LeftButton)
     assert session.snapshot.selected_node is None
     assert len(emitted) == 1
-    assert text_of(panel) == EMPTY_TEXT
+    assert text_of(panel).startswith(EMPTY_TEXT)
 
 
 def test_unrelated_changes_do_not_redraw(
