@@ -39,7 +39,7 @@ from gui.model.session_file import load_session  # noqa: E402
 from gui.resources import lesson_paths  # noqa: E402
 from gui.widgets.dispatch import ThreadDispatcher  # noqa: E402
 from gui.widgets.main_window import MainWindow  # noqa: E402
-from gui.window_app import application  # noqa: E402
+from gui.window_app import FreezeAfterFirstResult, application  # noqa: E402
 
 
 def chain(steps: int) -> str:
@@ -184,6 +184,7 @@ def main() -> None:
     session = Session(engine.run, dispatcher)
     settings = QSettings(str(Path("/tmp") / "ae-bench.ini"), QSettings.Format.IniFormat)
     window = MainWindow(session, settings)
+    freezer = FreezeAfterFirstResult(session)  # as the app does
     window.resize(1280, 720)
     window.show()
 
@@ -206,6 +207,7 @@ def main() -> None:
     print(f"  new code to painted window (engine + layout + rebuild) p50 {w50:.1f} p95 {w95:.1f}")
 
     window.hide()  # not close(): it would ask to save the changed session
+    del freezer
     dispatcher.close()
     engine.close()
 

@@ -44,7 +44,7 @@ def application() -> QApplication:
     return app
 
 
-class _FreezeAfterFirstResult:
+class FreezeAfterFirstResult:
     """``gc.freeze()`` once the window is up and the first result is in.
 
     Everything alive by then (Qt wrappers, modules, the first result) lives for the whole
@@ -78,7 +78,7 @@ def run_window(path: str | None, screenshot: str | None = None, time_limit: floa
         else QSettings()
     )
     window = MainWindow(session, settings)
-    freezer = _FreezeAfterFirstResult(session)
+    freezer = FreezeAfterFirstResult(session)
     try:
         error = _open_first(session, path)
         if error is not None and screenshot:

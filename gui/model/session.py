@@ -59,13 +59,20 @@ _FIXES: dict[str, tuple[FixKind, ...]] = {
 
 
 class Dispatcher(Protocol):
-    """Runs ``work`` somewhere and hands its return value to ``done`` on the caller's thread."""
+    """Runs ``work`` somewhere and hands its return value to ``done`` on the caller's thread.
+
+    ``inline`` says ``submit`` returns only after ``done`` ran (no event loop involved).
+    """
+
+    inline: bool
 
     def submit(self, work: Callable[[], T], done: Callable[[T], None]) -> None: ...
 
 
 class ImmediateDispatcher:
     """Runs work inline: deterministic, for tests and scripts without an event loop."""
+
+    inline = True
 
     def submit(self, work: Callable[[], T], done: Callable[[T], None]) -> None:
         done(work())
@@ -611,8 +618,12 @@ class Session:
         self._state = state
         self._generation += 1
         pending = self._claim_run(force_run) if force_run or (run and self._live) else None
-        # The change is emitted before the run starts, so panels always see a change
-        # before its result, whichever dispatcher is in use.
+        # Panels always see a change before its result. A background dispatcher starts the
+        # run first, so the engine works while the panels render the change; an inline one
+        # would deliver the result first, so the change goes out before it.
+        if not self._dispatcher.inline:
+            self._submit(pending)
+            pending = None
         self._emit(changes)
         self._submit(pending)
 

@@ -27,6 +27,8 @@ class ThreadDispatcher:
     Create it on the GUI thread (after the QApplication); ``done`` callbacks run there.
     """
 
+    inline = False
+
     def __init__(self) -> None:
         self._relay = _Relay()
         self._relay.delivered.connect(self._deliver)

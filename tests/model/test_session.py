@@ -267,6 +267,8 @@ def test_engine_failure_is_reported_not_raised() -> None:
 class DeferredDispatcher:
     """Holds work until told to finish it: a run that is still in flight."""
 
+    inline = False
+
     def __init__(self) -> None:
         self.pending: list[tuple[Callable[[], object], Callable[[object], None]]] = []
 

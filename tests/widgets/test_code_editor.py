@@ -386,6 +386,8 @@ def test_running_and_live_off_states(panel: CodeEditorPanel, session: Session) -
 class HeldDispatcher:
     """Keeps submitted runs until released: a run that takes as long as the test likes."""
 
+    inline = False
+
     def __init__(self) -> None:
         self.held: list[tuple[Callable[[], Any], Callable[[Any], None]]] = []
 
