@@ -66,9 +66,9 @@ class FreezeAfterFirstResult:
 
 def run_window(path: str | None, screenshot: str | None = None, time_limit: float = 1.5) -> int:
     """Open the window on ``path`` (or the welcome lesson) and run until it closes."""
-    app = application()
     engine = EngineProcess()
-    engine.start()  # torch loads in the child while the window builds
+    engine.start()  # torch loads in the child while Qt starts and the window builds
+    app = application()
     dispatcher = ThreadDispatcher()
     session = Session(engine.run, dispatcher, time_limit)
     # A screenshot must not depend on (or change) the user's saved window layout.

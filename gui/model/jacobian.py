@@ -44,10 +44,13 @@ def compute_jacobians(
         return {}, "complex tensors are not supported for the Jacobian view"
     names = list(wanted)
     inputs = [wanted[n] for n in names]
-    try:
-        batched = _batched_rows(output, inputs)
-    except RuntimeError:
-        batched = None  # an op without a batching rule: fall back to one row at a time
+    batched = None
+    # One row (a scalar output, the usual case) needs no vmap: a plain grad call is faster.
+    if output.numel() > 1:
+        try:
+            batched = _batched_rows(output, inputs)
+        except RuntimeError:
+            batched = None  # an op without a batching rule: fall back to one row at a time
     if batched is not None:
         return dict(zip(names, batched, strict=True)), None
     rows: dict[str, list[torch.Tensor]] = {n: [] for n in names}
