@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import pyqtgraph as pg
 from pyqtgraph.GraphicsScene.mouseEvents import MouseClickEvent
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QGraphicsItem, QWidget
 
 from gui.model import nested
 from gui.model.results import TensorData
@@ -235,6 +235,7 @@ class GradHistory(pg.PlotWidget):
         for curve, name in zip(curves, names, strict=True):
             legend.addItem(curve, name)
         legend.updateSize()
+        legend.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # see style_plot
         # Its own height at the top of the cell: stretched to the plot's, rows drift apart.
         legend.setMaximumHeight(legend.height())
         layout = self.getPlotItem().layout

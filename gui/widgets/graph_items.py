@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.model.colors import KIND_BORDER, KIND_FILL, LINK_COLOR, text_color_on
+from gui.model.graph_paint import EDGE_BASE_WIDTH, EDGE_MAX_EXTRA_WIDTH
 from gui.model.layout import FONT_SIZE, LINE_HEIGHT, NodeBox
 
 # The font the layout measured box widths in (tensor_format.text_width).
@@ -273,11 +274,16 @@ def arrow_polygon(base: QPointF, tip: QPointF, width: float) -> QPolygonF:
     )
 
 
-class EdgeItem(QGraphicsPathItem):
+class EdgeItem(QGraphicsItem):
     """One edge: the spline, an arrowhead at the layout's tip and an optional label.
 
     ``label_text`` is the label shown ("" for none); ``color`` and ``width`` the stroke.
     Constant links keep a fixed thin grey stroke and never get a label.
+
+    A plain item with a fixed bounding box rather than a QGraphicsPathItem: the stroke's
+    width follows the gradient on every tick, and a path item recomputes its stroked
+    outline (slow for splines) whenever its pen changes. Edges are never clicked, so the
+    outline is not needed.
     """
 
     def __init__(
@@ -286,7 +292,11 @@ class EdgeItem(QGraphicsPathItem):
         tip: tuple[float, float] | None,
         link: bool,
     ) -> None:
-        super().__init__(spline_path(points))
+        super().__init__()
+        self._path = spline_path(points)
+        margin = (EDGE_BASE_WIDTH + EDGE_MAX_EXTRA_WIDTH) / 2 + 1
+        self._bounds = self._path.boundingRect().adjusted(-margin, -margin, margin, margin)
+        self._pen = QPen()
         self.link = link
         self.source: object = None
         self.color = ""
@@ -303,6 +313,29 @@ class EdgeItem(QGraphicsPathItem):
     @property
     def label_text(self) -> str:
         return self.label.text
+
+    def path(self) -> QPainterPath:
+        return self._path
+
+    def pen(self) -> QPen:
+        return self._pen
+
+    def setPen(self, pen: QPen) -> None:
+        self._pen = pen
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        return self._bounds
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionGraphicsItem,
+        widget: QWidget | None = None,
+    ) -> None:
+        painter.setPen(self._pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawPath(self._path)
 
     def label_anchor(self, t: float, left: bool) -> QPointF:
         """A point beside the spline at fraction ``t`` of its length."""
