@@ -28,12 +28,12 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtCore import QEventLoop, QSettings, QTimer  # noqa: E402
 from PySide6.QtWidgets import QAbstractSlider, QApplication, QSlider  # noqa: E402
 
 from gui.model.layout import layout_graph  # noqa: E402
 from gui.model.runner import EngineProcess  # noqa: E402
-from gui.model.session import Session  # noqa: E402
+from gui.model.session import Session, Snapshot  # noqa: E402
 from gui.model.session_file import Session as SessionFile  # noqa: E402
 from gui.model.session_file import load_session  # noqa: E402
 from gui.resources import lesson_paths  # noqa: E402
@@ -51,10 +51,24 @@ def chain(steps: int) -> str:
 
 
 def wait_until_rendered(app: QApplication, session: Session, timeout: float = 30.0) -> None:
-    deadline = time.perf_counter() + timeout
-    while session.snapshot.running or session.snapshot.stale:
-        app.processEvents()
-        if time.perf_counter() > deadline:
+    """Run the event loop until the session's newest result has been rendered and painted.
+
+    Waits in a real event loop, as the app does, rather than polling: a busy polling loop
+    would hold Python's GIL against the worker thread that receives the result.
+    """
+    snapshot = session.snapshot
+    if snapshot.running or snapshot.stale:
+        loop = QEventLoop()
+
+        def check(snap: Snapshot) -> None:
+            if not snap.running and not snap.stale:
+                loop.quit()
+
+        session.changed.connect(check)
+        QTimer.singleShot(int(timeout * 1000), loop.quit)
+        loop.exec()
+        session.changed.disconnect(check)
+        if session.snapshot.running or session.snapshot.stale:
             raise TimeoutError("no result")
     app.processEvents()  # the paints the renders asked for
 
