@@ -23,6 +23,7 @@ from PySide6.QtGui import (
     QFontMetricsF,
     QPainter,
     QPainterPath,
+    QPainterPathStroker,
     QPen,
     QPolygonF,
 )
@@ -78,8 +79,15 @@ def scene_font(pixel_size: float, bold: bool = False) -> QFont:
     Unhinted, so glyph advances scale exactly with the zoom and text measured for the
     layout keeps fitting its box at every zoom level.
     """
+    return QFont(_scene_font(round(pixel_size), bold))  # a copy: callers may change theirs
+
+
+@lru_cache(maxsize=32)
+def _scene_font(pixel_size: int, bold: bool) -> QFont:
+    # Cached: setting the hinting preference costs ~40 us in PySide (enum lookups), and a
+    # big graph asks for the same few fonts thousands of times when it is built.
     font = QFont(FONT_FAMILY)
-    font.setPixelSize(round(pixel_size))
+    font.setPixelSize(pixel_size)
     font.setBold(bold)
     font.setHintingPreference(QFont.HintingPreference.PreferNoHinting)
     return font
@@ -297,6 +305,7 @@ class EdgeItem(QGraphicsItem):
         margin = (EDGE_BASE_WIDTH + EDGE_MAX_EXTRA_WIDTH) / 2 + 1
         self._bounds = self._path.boundingRect().adjusted(-margin, -margin, margin, margin)
         self._pen = QPen()
+        self._shape: QPainterPath | None = None
         self.link = link
         self.source: object = None
         self.color = ""
@@ -326,6 +335,14 @@ class EdgeItem(QGraphicsItem):
 
     def boundingRect(self) -> QRectF:
         return self._bounds
+
+    def shape(self) -> QPainterPath:
+        """The spline's outline at its widest stroke (where labels must not go)."""
+        if self._shape is None:
+            stroker = QPainterPathStroker()
+            stroker.setWidth(EDGE_BASE_WIDTH + EDGE_MAX_EXTRA_WIDTH)
+            self._shape = stroker.createStroke(self._path)
+        return self._shape
 
     def paint(
         self,

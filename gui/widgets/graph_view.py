@@ -212,21 +212,21 @@ class GraphPanel(QWidget):
         toolbar = QToolBar(self)
         self.fit_action = self._action(toolbar, "Fit", "F", self._fit, "Fit the graph (F)")
         self.zoom_out_action = self._action(
-            toolbar, "Zoom −", "Ctrl+-", self._zoom_out, "Zoom out (Ctrl+-)"
+            toolbar, "−", "Ctrl+-", self._zoom_out, "Zoom out (Ctrl+-)"
         )
         self.zoom_in_action = self._action(
-            toolbar, "Zoom +", "Ctrl+=", self._zoom_in, "Zoom in (Ctrl+=)"
+            toolbar, "+", "Ctrl+=", self._zoom_in, "Zoom in (Ctrl+=)"
         )
         self._action(self, "Fit", "Ctrl+0", self._fit, "Fit the graph (Ctrl+0)")
         self._action(self, "Zoom in", "Ctrl++", self._zoom_in, "Zoom in (Ctrl++)")
         toolbar.addSeparator()
-        toolbar.addWidget(QLabel("Show "))
+        toolbar.addWidget(QLabel("Show "))  # short labels: the toolbar must fit a narrow column
         self.step_choice = QComboBox()
         self.step_choice.setToolTip("Which backward call's gradients the graph shows")
         self.step_choice.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         toolbar.addWidget(self.step_choice)
         toolbar.addSeparator()
-        self.saved_toggle = QCheckBox("Saved tensors")
+        self.saved_toggle = QCheckBox("Saved")
         self.saved_toggle.setToolTip(
             "Show what each node saved for backward as dashed boxes beside it "
             "(click a node to see them in its details either way)"
@@ -322,7 +322,11 @@ class GraphPanel(QWidget):
     def _rebuild(self, snapshot: Snapshot) -> GraphItems:
         assert snapshot.graph is not None and snapshot.layout is not None
         self._scene.clear()
+        # Indexed while building (placing edge labels asks "what is here?" a lot), then
+        # unindexed for the ticks that follow (see __init__).
+        self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
         items = GraphItems(self._scene, snapshot.graph, snapshot.layout)
+        self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self._items = items
         self._shown = None
         rect = items.bounds
