@@ -18,8 +18,9 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
 from gui.model.runner import EngineProcess
-from gui.model.session import Session, Snapshot
+from gui.model.session import Session
 from gui.model.session_file import SessionFileError, load_session
+from gui.model.snapshot import Snapshot
 from gui.resources import default_lesson
 from gui.widgets.dispatch import ThreadDispatcher
 from gui.widgets.main_window import APP_NAME, MainWindow

@@ -32,7 +32,8 @@ from PySide6.QtWidgets import (
 )
 
 from gui.model.results import Explanation
-from gui.model.session import Session, Snapshot
+from gui.model.session import Session
+from gui.model.snapshot import Snapshot
 from gui.widgets.explanation_view import (
     ERROR_COLOR,
     ERROR_TINT,

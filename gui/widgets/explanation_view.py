@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.model.results import Explanation, PrintedLine
-from gui.model.session import Snapshot
+from gui.model.snapshot import Snapshot
 
 # Status colours: red for what stopped the program, orange for what merely looks wrong.
 # Deliberately not the diverging scale's red/blue, which means "gradient sign" everywhere else.

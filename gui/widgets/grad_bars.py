@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QApplication, QGraphicsItem, QGraphicsScene, QGrap
 from gui.model import nested
 from gui.model.colors import diverging_color
 from gui.model.results import TensorData
-from gui.model.session import Snapshot
+from gui.model.snapshot import Snapshot
 from gui.model.tensor_format import format_number
 
 MAX_BARS = 64

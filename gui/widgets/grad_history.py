@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QGraphicsItem, QWidget
 
 from gui.model import nested
 from gui.model.results import TensorData
-from gui.model.session import Snapshot
+from gui.model.snapshot import Snapshot
 from gui.widgets.grad_bars import (
     TEXT_COLOR,
     StickyRange,

@@ -28,7 +28,8 @@ from PySide6.QtWidgets import (
 
 from gui.model.colors import DIVERGING_STOPS, scale_for
 from gui.model.results import RunResult
-from gui.model.session import Session, Snapshot
+from gui.model.session import Session
+from gui.model.snapshot import Snapshot
 from gui.widgets.grad_bars import (
     ADDED_BORDER,
     BEFORE_COLOR,

@@ -38,7 +38,8 @@ from PySide6.QtWidgets import (
 
 from gui.model.colors import diverging_color, text_color_on
 from gui.model.graph_paint import Gradients
-from gui.model.session import Session, Snapshot
+from gui.model.session import Session
+from gui.model.snapshot import Snapshot
 from gui.model.tensor_format import format_number
 from gui.widgets.graph_items import NodeItem
 from gui.widgets.graph_scene import SCENE_PADDING, ZOOM_STEP, GraphItems, GraphView

@@ -25,7 +25,8 @@ from gui.model.colors import tensor_color
 from gui.model.graph_paint import node_gradient
 from gui.model.local_rules import DETAIL_MAX_ELEMENTS, NodeDescription, describe, step_contribution
 from gui.model.results import Graph, GraphNode, NestedValues, NodeFlow, StepRecord, TensorData
-from gui.model.session import Session, Snapshot
+from gui.model.session import Session
+from gui.model.snapshot import Snapshot
 from gui.model.tensor_format import format_shape, format_tensor
 
 EMPTY_TEXT = "Click a node in the graph to see what it does"

@@ -19,7 +19,8 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from gui.model.runner import EngineProcess
-from gui.model.session import Session, Snapshot
+from gui.model.session import Session
+from gui.model.snapshot import Snapshot
 from gui.widgets.dispatch import ThreadDispatcher
 from gui.widgets.main_window import MainWindow
 from gui.window_app import application

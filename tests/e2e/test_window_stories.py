@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from gui.model.results import TensorData
-from gui.model.session import Snapshot
+from gui.model.snapshot import Snapshot
 from gui.model.spec import DEFAULT_TIME_LIMIT_SECONDS
 from gui.model.tensor_format import format_number, format_tensor
 from gui.widgets.main_window import MainWindow

@@ -23,6 +23,7 @@ PARENT_SIDE = (
     "gui.model.svg_export",
     "gui.model.export",
     "gui.model.session",
+    "gui.model.snapshot",
     "gui.model.nested",
     "gui.model.graph_paint",
     "gui.model.local_rules",

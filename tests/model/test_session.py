@@ -14,14 +14,9 @@ import torch
 from gui.model.engine import run_program
 from gui.model.nested import flatten, full, index_label, one_hot, scaled, shape_of, unflatten
 from gui.model.results import RunResult
-from gui.model.session import (
-    GRADIENT_RANGE,
-    InputRange,
-    Session,
-    Snapshot,
-    default_range,
-)
+from gui.model.session import Session
 from gui.model.session_file import SessionFileError, load_session
+from gui.model.snapshot import GRADIENT_RANGE, InputRange, Snapshot, default_range
 from gui.model.spec import BackwardStep, RunRequest
 from gui.resources import lesson
 from tests.nested import approx

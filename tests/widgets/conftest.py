@@ -7,8 +7,9 @@ from collections.abc import Iterator
 import pytest
 
 from gui.model.runner import EngineProcess
-from gui.model.session import Session, Snapshot
+from gui.model.session import Session
 from gui.model.session_file import load_session
+from gui.model.snapshot import Snapshot
 from gui.resources import lesson_paths
 
 
