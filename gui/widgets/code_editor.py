@@ -126,6 +126,8 @@ class CodeEditor(QPlainTextEdit):
         # reach: follow the size by hand, so presentation mode enlarges the code too.
         self.setFont(monospace_font(font.pointSizeF()))
         self.setTabStopDistance(4 * self.fontMetrics().horizontalAdvance(" "))
+        self._update_gutter_width()  # the digits got wider too
+        self._place_gutter()
 
     def replace_text(self, text: str, keep_undo: bool) -> None:
         """Show ``text`` without emitting ``edited``; with ``keep_undo`` one Ctrl+Z brings
@@ -237,6 +239,9 @@ class CodeEditor(QPlainTextEdit):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        self._place_gutter()
+
+    def _place_gutter(self) -> None:
         area = self.contentsRect()
         self._gutter.setGeometry(QRect(area.left(), area.top(), self.gutter_width(), area.height()))
 
