@@ -329,6 +329,10 @@ class GradBars(pg.PlotWidget):
             self.setYRange(*new, padding=0)
 
     def _draw_bars(self, data: BarData, scale: float) -> None:
+        if not data.after:  # an empty tensor: nothing to draw (pyqtgraph fails on no bars)
+            for item in self._bar_items:
+                item.setVisible(False)
+            return
         xs = self._xs[: len(data.after)]
         colors = [diverging_color(v, scale) for v in data.added]
         pens = [self._border if v else self._no_border for v in data.added]

@@ -340,3 +340,13 @@ def test_text_is_projector_sized(panel: GradPlotsPanel, session: Session) -> Non
     for plot in (panel.bars("x"), panel.history("x")):
         for name in ("left", "bottom"):
             assert plot.getPlotItem().getAxis(name).style["tickFont"].pointSizeF() >= 10
+
+
+def test_an_empty_leaf_draws_no_bars_and_breaks_nothing(qtbot: QtBot, session: Session) -> None:
+    panel = GradPlotsPanel(session)
+    qtbot.addWidget(panel)
+    session.set_code("x = torch.zeros(0, requires_grad=True)\ny = x.sum()\n")
+    assert session.snapshot.error is None
+    assert not panel.bars("x").added.isVisible()
+    session.set_code("x = torch.tensor([2., 3.], requires_grad=True)\ny = (x * x).sum()\n")
+    assert heights(panel.bars("x"))[1] == pytest.approx([4.0, 6.0])
