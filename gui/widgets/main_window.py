@@ -40,7 +40,7 @@ PRESENTATION_SCALE = 1.45
 SESSION_FILTER = "Autograd Explorer sessions (*.json);;All files (*)"
 # Splitters by settings key, with the sizes a 1280x720 window starts with.
 DEFAULT_SIZES: dict[str, list[int]] = {
-    "columns": [390, 520, 370],
+    "columns": [415, 510, 355],
     "left": [350, 340],
     "right": [450, 240],
 }
