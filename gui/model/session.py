@@ -144,6 +144,7 @@ class Session:
         self._layouts = LayoutCache()
         self._auto_ranges: dict[str, InputRange] = {}
         self._show_saved = False
+        self._derived: dict[object, object] = {}
         self._state = _State(code="")
         self._live = True
         self._generation = 0
@@ -231,11 +232,6 @@ class Session:
         if s.ranges.get(name) == value_range:
             return
         self._change(replace(s, ranges={**s.ranges, name: value_range}), {"ranges"}, run=False)
-
-    def set_seed(self, seed: int) -> None:
-        s = self._state
-        if seed != s.seed:
-            self._change(replace(s, seed=seed), {"seed"})
 
     # -- backward ----------------------------------------------------------------------
 
@@ -473,6 +469,7 @@ class Session:
             self._rerun = True
         if computed.result.graph is not None or self._shown is None:
             self._shown = computed
+            self._derived = {}  # what snapshots derive from the shown result, per result
             graph = computed.result.graph
             keys = {n.key for n in graph.nodes} if graph is not None else set()
             if self._selected_node is not None and self._selected_node not in keys:
@@ -596,6 +593,7 @@ class Session:
         self._selected_node = None
         self._selected_step = None
         self._shown = None
+        self._derived = {}
         self._latest = None
         self._change(state, {"code", "values", "ranges", "output", "steps", "file"}, force_run=True)
 
@@ -674,6 +672,7 @@ class Session:
             title=s.title,
             notes=s.notes,
             modified=self._saved_state != s,
+            derived=self._derived,
         )
 
     def _emit(self, changes: set[str]) -> None:

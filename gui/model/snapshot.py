@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
@@ -108,6 +108,9 @@ class Snapshot:
     title: str | None
     notes: str | None
     modified: bool
+    # Shared by every snapshot of the same shown result: the few expensive views derived
+    # from it are computed once, not again for each slider tick's change snapshot.
+    derived: dict[object, object] = field(default_factory=dict, compare=False, repr=False)
 
     # -- derived views, for panels ---------------------------------------------------
 
@@ -178,14 +181,19 @@ class Snapshot:
             return None
         return step if step.graph.structure_key == graph.structure_key else None
 
-    @cached_property
+    @property
     def paint(self) -> Gradients | None:
         """Every gradient the graph shows and the one colour scale for them, resolved once
-        per snapshot for all panels (so a value has the same colour everywhere)."""
+        per result and step for all panels (so a value has the same colour everywhere)."""
         graph = self.graph
         if graph is None:
             return None
-        return gradients(graph, self.graph_step, self.leaf_grads)
+        key = ("paint", self.selected_step)
+        if key not in self.derived:
+            self.derived[key] = gradients(graph, self.graph_step, self.leaf_grads)
+        painted = self.derived[key]
+        assert isinstance(painted, Gradients)
+        return painted
 
     @cached_property
     def leaf_grads(self) -> dict[str, TensorData | None]:
