@@ -12,10 +12,10 @@ import statistics
 import time
 from collections.abc import Callable
 
-from gui.model.engine import run_program
-from gui.model.runner import EngineProcess
-from gui.model.session_file import load_session
-from gui.model.spec import RunRequest
+from gui.model.engine.run import run_program
+from gui.model.engine_process import EngineProcess
+from gui.model.request import RunRequest
+from gui.model.session.file_format import load_session
 from gui.resources import lesson_paths
 
 CHAIN_200 = (

@@ -13,8 +13,9 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from gui.model.layout import layout_graph
-from gui.model.results import (
+from gui.model.drawing.layout import layout_graph
+from gui.model.drawing.svg import render_svg
+from gui.model.result import (
     Graph,
     GraphEdge,
     GraphNode,
@@ -23,7 +24,6 @@ from gui.model.results import (
     StepRecord,
     TensorData,
 )
-from gui.model.svg_export import render_svg
 
 OPS = ("MulBackward0", "AddBackward0", "PowBackward0", "TanhBackward0", "SumBackward0")
 

@@ -32,11 +32,11 @@ sys.path.insert(0, str(ROOT))
 from PySide6.QtCore import QEventLoop, QSettings, QTimer  # noqa: E402
 from PySide6.QtWidgets import QAbstractSlider, QApplication, QSlider  # noqa: E402
 
-from gui.model.layout import layout_graph  # noqa: E402
-from gui.model.runner import EngineProcess  # noqa: E402
-from gui.model.session import Session, Snapshot  # noqa: E402
-from gui.model.session_file import Session as SessionFile  # noqa: E402
-from gui.model.session_file import load_session  # noqa: E402
+from gui.model.drawing.layout import layout_graph  # noqa: E402
+from gui.model.engine_process import EngineProcess  # noqa: E402
+from gui.model.session.file_format import Session as SessionFile  # noqa: E402
+from gui.model.session.file_format import load_session  # noqa: E402
+from gui.model.session.session import Session, Snapshot  # noqa: E402
 from gui.resources import lesson_paths  # noqa: E402
 from gui.widgets.dispatch import ThreadDispatcher  # noqa: E402
 from gui.widgets.main_window import MainWindow  # noqa: E402

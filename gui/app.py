@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from gui.model.spec import DEFAULT_TIME_LIMIT_SECONDS
+from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS
 
 
 def _positive_seconds(text: str) -> float:
@@ -69,11 +69,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 2
-        from gui.model.export import export_session
+        from gui.headless import export_session
 
         return export_session(args.session, args.export, time_limit=args.time_limit)
     if args.report:
-        from gui.cli_summary import summarize
+        from gui.headless import summarize
 
         return summarize(args.session, time_limit=args.time_limit)
     if args.screenshot is not None:

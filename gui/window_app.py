@@ -17,10 +17,10 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
-from gui.model.runner import EngineProcess
-from gui.model.session import Session
-from gui.model.session_file import SessionFileError, load_session
-from gui.model.snapshot import Snapshot
+from gui.model.engine_process import EngineProcess
+from gui.model.session.file_format import SessionFileError, load_session
+from gui.model.session.session import Session
+from gui.model.session.snapshot import Snapshot
 from gui.resources import default_lesson
 from gui.widgets.dispatch import ThreadDispatcher
 from gui.widgets.main_window import APP_NAME, MainWindow

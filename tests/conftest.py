@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from gui.model.runner import EngineProcess
+from gui.model.engine_process import EngineProcess
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from gui.model.results import NestedValues
+from gui.model.result import NestedValues
 
 
 def shape_of(values: NestedValues) -> tuple[int, ...]:

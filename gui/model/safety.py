@@ -3,7 +3,7 @@
 The checker is an allowlist: only the Python constructs a learner's autograd program needs
 are accepted, and only attribute names that cannot reach files, the operating system or
 Python's internals. It runs in the GUI process, so it must stay pure Python (no torch,
-numpy or Qt). :mod:`gui.model.guard` is the runtime half: every attribute read is routed
+numpy or Qt). :mod:`gui.model.engine.guard` is the runtime half: every attribute read is routed
 through it by :func:`prepare_for_execution`, because static checks alone cannot know what
 an innocent-looking name such as ``torch.platform`` turns out to be.
 """

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 
-from gui.model.results import NestedValues, TensorData, TensorSummary
+from gui.model.result import NestedValues, TensorData, TensorSummary
 
 SIGNIFICANT_DIGITS = 4
 # Below this magnitude fixed notation would need more than 4 characters of leading zeros.

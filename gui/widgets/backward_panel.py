@@ -26,9 +26,9 @@ from PySide6.QtWidgets import (
 )
 
 from gui.model import nested
-from gui.model.results import FULL_VALUES_LIMIT, RunResult
-from gui.model.session import Session
-from gui.model.snapshot import GRADIENT_RANGE, FixKind, InputRange, Snapshot
+from gui.model.result import FULL_VALUES_LIMIT, RunResult
+from gui.model.session.session import Session
+from gui.model.session.snapshot import GRADIENT_RANGE, FixKind, InputRange, Snapshot
 from gui.model.tensor_format import format_shape, format_tensor
 from gui.widgets.range_editor import NumberBox, RangeEditor
 from gui.widgets.value_slider import TensorEditor

@@ -31,9 +31,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.model.results import Explanation
-from gui.model.session import Session
-from gui.model.snapshot import Snapshot
+from gui.model.result import Explanation
+from gui.model.session.session import Session
+from gui.model.session.snapshot import Snapshot
 from gui.widgets.explanation_view import (
     ERROR_COLOR,
     ERROR_TINT,

@@ -32,8 +32,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.model.results import Explanation, PrintedLine
-from gui.model.snapshot import Snapshot
+from gui.model.result import Explanation, PrintedLine
+from gui.model.session.snapshot import Snapshot
 
 # Status colours: red for what stopped the program, orange for what merely looks wrong.
 # Deliberately not the diverging scale's red/blue, which means "gradient sign" everywhere else.

@@ -22,9 +22,9 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPen
 from PySide6.QtWidgets import QApplication, QGraphicsItem, QGraphicsScene, QGraphicsView, QWidget
 
 from gui.model import nested
-from gui.model.colors import diverging_color
-from gui.model.results import TensorData
-from gui.model.snapshot import Snapshot
+from gui.model.drawing.colors import diverging_color
+from gui.model.result import TensorData
+from gui.model.session.snapshot import Snapshot
 from gui.model.tensor_format import format_number
 
 MAX_BARS = 64

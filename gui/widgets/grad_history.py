@@ -18,8 +18,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGraphicsItem, QWidget
 
 from gui.model import nested
-from gui.model.results import TensorData
-from gui.model.snapshot import Snapshot
+from gui.model.result import TensorData
+from gui.model.session.snapshot import Snapshot
 from gui.widgets.grad_bars import (
     TEXT_COLOR,
     StickyRange,

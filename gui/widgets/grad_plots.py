@@ -26,10 +26,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.model.colors import DIVERGING_STOPS, scale_for
-from gui.model.results import RunResult
-from gui.model.session import Session
-from gui.model.snapshot import Snapshot
+from gui.model.drawing.colors import DIVERGING_STOPS, scale_for
+from gui.model.result import RunResult
+from gui.model.session.session import Session
+from gui.model.session.snapshot import Snapshot
 from gui.widgets.grad_bars import (
     ADDED_BORDER,
     BEFORE_COLOR,

@@ -5,9 +5,9 @@ it repaints only when something it shows really changed. Boxes and labels draw t
 themselves (one item per box, not one text item per line), which keeps a 200-node graph
 cheap to update and to paint.
 
-Styles follow the SVG export (:mod:`gui.model.svg_export`) so the window and an exported
+Styles follow the SVG export (:mod:`gui.model.drawing.svg`) so the window and an exported
 report look alike: border widths and dash styles per node kind, grey links for constants
-and saved tensors, edge strokes from :func:`gui.model.graph_paint.edge_stroke`.
+and saved tensors, edge strokes from :func:`gui.model.drawing.paint.edge_stroke`.
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.model.colors import KIND_BORDER, KIND_FILL, LINK_COLOR, text_color_on
-from gui.model.graph_paint import EDGE_BASE_WIDTH, EDGE_MAX_EXTRA_WIDTH
-from gui.model.layout import FONT_SIZE, LINE_HEIGHT, NodeBox
+from gui.model.drawing.colors import KIND_BORDER, KIND_FILL, LINK_COLOR, text_color_on
+from gui.model.drawing.layout import FONT_SIZE, LINE_HEIGHT, NodeBox
+from gui.model.drawing.paint import EDGE_BASE_WIDTH, EDGE_MAX_EXTRA_WIDTH
 
 # The font the layout measured box widths in (tensor_format.text_width).
 FONT_FAMILY = "DejaVu Sans"

@@ -29,10 +29,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.model.colors import KIND_FILL, LINK_COLOR, tensor_color
-from gui.model.graph_paint import Gradients, edge_label, edge_stroke
-from gui.model.layout import FONT_SIZE, GraphLayout, node_lines
-from gui.model.results import Graph, GraphEdge, GraphNode, StepRecord, TensorData
+from gui.model.drawing.colors import KIND_FILL, LINK_COLOR, tensor_color
+from gui.model.drawing.layout import FONT_SIZE, GraphLayout, node_lines
+from gui.model.drawing.paint import Gradients, edge_label, edge_stroke
+from gui.model.result import Graph, GraphEdge, GraphNode, StepRecord, TensorData
 from gui.model.tensor_format import text_width, widest_like
 from gui.widgets.graph_items import (
     LABEL_SPOTS,

@@ -3,7 +3,7 @@
 Boxes sit where the session's layout put them (Graphviz ``dot``, by structure key), so a
 slider moving ``x`` only changes texts and colours: the scene is rebuilt exactly when the
 graph's structure changes. What each box and edge shows comes from the same helpers as the
-SVG export (:mod:`gui.model.graph_paint`, :func:`gui.model.layout.node_lines`), so the
+SVG export (:mod:`gui.model.drawing.paint`, :func:`gui.model.drawing.layout.node_lines`), so the
 window and an exported report agree number for number and colour for colour.
 
 Clicking a box selects it in the session; the outline is drawn from the snapshot, never
@@ -36,10 +36,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.model.colors import diverging_color, text_color_on
-from gui.model.graph_paint import Gradients
-from gui.model.session import Session
-from gui.model.snapshot import Snapshot
+from gui.model.drawing.colors import diverging_color, text_color_on
+from gui.model.drawing.paint import Gradients
+from gui.model.session.session import Session
+from gui.model.session.snapshot import Snapshot
 from gui.model.tensor_format import format_number
 from gui.widgets.graph_items import NodeItem
 from gui.widgets.graph_scene import SCENE_PADDING, ZOOM_STEP, GraphItems, GraphView

@@ -23,10 +23,10 @@ from PySide6.QtWidgets import (
 )
 
 from gui.model import nested
-from gui.model.colors import LEAF_BORDER, LEAF_FILL, scale_for
-from gui.model.results import FULL_VALUES_LIMIT, RunResult, TensorData
-from gui.model.session import Session
-from gui.model.snapshot import InputRange, Snapshot
+from gui.model.drawing.colors import LEAF_BORDER, LEAF_FILL, scale_for
+from gui.model.result import FULL_VALUES_LIMIT, RunResult, TensorData
+from gui.model.session.session import Session
+from gui.model.session.snapshot import InputRange, Snapshot
 from gui.model.tensor_format import format_shape, format_summary, format_tensor
 from gui.widgets.range_editor import RangeEditor
 from gui.widgets.value_slider import TensorEditor

@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.model.session import Session
-from gui.model.session_file import SessionFileError, load_session
-from gui.model.snapshot import Snapshot
+from gui.model.session.file_format import SessionFileError, load_session
+from gui.model.session.session import Session
+from gui.model.session.snapshot import Snapshot
 from gui.resources import lesson_paths
 from gui.widgets.backward_panel import BackwardPanel
 from gui.widgets.code_editor import CodeEditorPanel

@@ -5,7 +5,7 @@ sentence on what it is; its value and the gradients arriving at and leaving it (
 swatch on the shared diverging scale, so they match the graph's colours); for a leaf its
 ``.grad`` and what the shown backward call added; the tensors and attributes it saved; its
 local derivative rule; and that rule with the numbers plugged in (see
-:mod:`gui.model.local_rules`, which also guarantees every final number is torch's own).
+:mod:`gui.model.explain.local_rules`, which also guarantees every final number is torch's own).
 
 One read-only, selectable, word-wrapped rich-text view: it reflows to any width, so it
 stays readable in a narrow dock and on a projector.
@@ -21,12 +21,17 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
-from gui.model.colors import tensor_color
-from gui.model.graph_paint import node_gradient
-from gui.model.local_rules import DETAIL_MAX_ELEMENTS, NodeDescription, describe, step_contribution
-from gui.model.results import Graph, GraphNode, NestedValues, NodeFlow, StepRecord, TensorData
-from gui.model.session import Session
-from gui.model.snapshot import Snapshot
+from gui.model.drawing.colors import tensor_color
+from gui.model.drawing.paint import node_gradient
+from gui.model.explain.local_rules import (
+    DETAIL_MAX_ELEMENTS,
+    NodeDescription,
+    describe,
+    step_contribution,
+)
+from gui.model.result import Graph, GraphNode, NestedValues, NodeFlow, StepRecord, TensorData
+from gui.model.session.session import Session
+from gui.model.session.snapshot import Snapshot
 from gui.model.tensor_format import format_shape, format_tensor
 
 EMPTY_TEXT = "Click a node in the graph to see what it does"

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.model.snapshot import InputRange
+from gui.model.session.snapshot import InputRange
 
 BOX_LIMIT = 1e9  # the largest magnitude a number box takes
 MAX_DECIMALS = 6

@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
 )
 
 from gui.model import nested
-from gui.model.colors import diverging_color, text_color_on
-from gui.model.snapshot import InputRange
+from gui.model.drawing.colors import diverging_color, text_color_on
+from gui.model.session.snapshot import InputRange
 from gui.model.tensor_format import format_number
 from gui.widgets.range_editor import BOX_LIMIT, NumberBox, step_decimals
 

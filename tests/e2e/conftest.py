@@ -18,9 +18,9 @@ from PySide6.QtCore import QEvent, QSettings, Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from gui.model.runner import EngineProcess
-from gui.model.session import Session
-from gui.model.snapshot import Snapshot
+from gui.model.engine_process import EngineProcess
+from gui.model.session.session import Session
+from gui.model.session.snapshot import Snapshot
 from gui.widgets.dispatch import ThreadDispatcher
 from gui.widgets.main_window import MainWindow
 from gui.window_app import application

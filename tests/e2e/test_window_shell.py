@@ -23,8 +23,8 @@ from PySide6.QtGui import QAction, QImage
 from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
-from gui.model.session_file import Session as SessionFile
-from gui.model.session_file import load_session, save_session
+from gui.model.session.file_format import Session as SessionFile
+from gui.model.session.file_format import load_session, save_session
 from gui.resources import lesson_paths
 from gui.widgets.main_window import DEFAULT_SIZES, PRESENTATION_SCALE, MainWindow
 from tests.e2e.conftest import Explorer, open_lesson, press, settle

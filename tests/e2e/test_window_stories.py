@@ -17,9 +17,9 @@ from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtWidgets import QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
-from gui.model.results import TensorData
-from gui.model.snapshot import Snapshot
-from gui.model.spec import DEFAULT_TIME_LIMIT_SECONDS
+from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS
+from gui.model.result import TensorData
+from gui.model.session.snapshot import Snapshot
 from gui.model.tensor_format import format_number, format_tensor
 from gui.widgets.main_window import MainWindow
 from tests.e2e.conftest import Explorer, open_lesson, press, settle

@@ -22,7 +22,7 @@ import torch.nn.functional as F
 from torch.autograd import Variable
 
 from gui.model import safety
-from gui.model.guard import CodeRefusedAtRuntime, guarded_getattr, safe_builtins, safe_import
+from gui.model.engine.guard import CodeRefusedAtRuntime, guarded_getattr, safe_builtins, safe_import
 from gui.model.safety import CodeRefused, check_source, prepare_for_execution
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,10 +6,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from gui.model.runner import EngineProcess
-from gui.model.session import Session
-from gui.model.session_file import load_session
-from gui.model.snapshot import Snapshot
+from gui.model.engine_process import EngineProcess
+from gui.model.session.file_format import load_session
+from gui.model.session.session import Session
+from gui.model.session.snapshot import Snapshot
 from gui.resources import lesson_paths
 
 

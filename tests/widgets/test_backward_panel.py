@@ -11,8 +11,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QAbstractButton, QCheckBox, QComboBox
 from pytestqt.qtbot import QtBot
 
-from gui.model.session import Session
-from gui.model.snapshot import GRADIENT_RANGE, InputRange, Snapshot
+from gui.model.session.session import Session
+from gui.model.session.snapshot import GRADIENT_RANGE, InputRange, Snapshot
 from gui.widgets.backward_panel import IMPLICIT_LABEL, BackwardPanel
 from gui.widgets.value_slider import ValueSlider
 from tests.widgets.test_inputs_panel import SessionSpy, handle_center, open_lesson, type_into

@@ -21,9 +21,9 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from gui.model.runner import EngineProcess
-from gui.model.session import Session
-from gui.model.snapshot import Snapshot
+from gui.model.engine_process import EngineProcess
+from gui.model.session.session import Session
+from gui.model.session.snapshot import Snapshot
 from gui.widgets.code_editor import CodeEditorPanel
 from gui.widgets.python_highlighter import (
     BUILTIN_COLOR,

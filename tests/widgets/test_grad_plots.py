@@ -10,8 +10,8 @@ import torch
 from PySide6.QtCore import QPointF, Qt
 from pytestqt.qtbot import QtBot
 
-from gui.model.session import Session
-from gui.model.snapshot import Snapshot
+from gui.model.session.session import Session
+from gui.model.session.snapshot import Snapshot
 from gui.widgets.grad_bars import GradBars
 from gui.widgets.grad_history import GradHistory
 from gui.widgets.grad_plots import GradPlotsPanel

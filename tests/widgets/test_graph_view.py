@@ -13,13 +13,13 @@ from PySide6.QtGui import QFontMetricsF, QWheelEvent
 from PySide6.QtWidgets import QApplication, QGraphicsPathItem
 from pytestqt.qtbot import QtBot
 
-from gui.model.colors import KIND_FILL, LINK_COLOR, tensor_color
-from gui.model.graph_paint import edge_label, gradients
-from gui.model.layout import FONT_SIZE, LINE_HEIGHT, node_lines
-from gui.model.results import TensorData
-from gui.model.session import Session
-from gui.model.session_file import load_session
-from gui.model.snapshot import Snapshot
+from gui.model.drawing.colors import KIND_FILL, LINK_COLOR, tensor_color
+from gui.model.drawing.layout import FONT_SIZE, LINE_HEIGHT, node_lines
+from gui.model.drawing.paint import edge_label, gradients
+from gui.model.result import TensorData
+from gui.model.session.file_format import load_session
+from gui.model.session.session import Session
+from gui.model.session.snapshot import Snapshot
 from gui.model.tensor_format import format_tensor
 from gui.resources import lesson
 from gui.widgets.graph_items import NodeItem, scene_font

@@ -13,9 +13,9 @@ from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication, QLineEdit, QStyle, QStyleOptionSlider, QWidget
 from pytestqt.qtbot import QtBot
 
-from gui.model.session import Session
-from gui.model.session_file import load_session
-from gui.model.snapshot import InputRange, Snapshot
+from gui.model.session.file_format import load_session
+from gui.model.session.session import Session
+from gui.model.session.snapshot import InputRange, Snapshot
 from gui.model.tensor_format import format_number
 from gui.resources import lesson_paths
 from gui.widgets.inputs_panel import InputsPanel

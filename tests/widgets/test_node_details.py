@@ -10,10 +10,10 @@ import torch
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from gui.model.local_rules import FAILED_STEP_TEXT
-from gui.model.results import TensorData
-from gui.model.session import Session
-from gui.model.snapshot import Snapshot
+from gui.model.explain.local_rules import FAILED_STEP_TEXT
+from gui.model.result import TensorData
+from gui.model.session.session import Session
+from gui.model.session.snapshot import Snapshot
 from gui.model.tensor_format import format_tensor
 from gui.widgets import node_details
 from gui.widgets.node_details import EMPTY_TEXT, NodeDetailsPanel

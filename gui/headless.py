@@ -1,0 +1,120 @@
+"""The command line without a window: ``--export DIR`` and ``--report``.
+
+Both run one session through the engine process and never import Qt, so they work on a
+server or in CI without a display or GL libraries. ``--export`` writes ``result.json``,
+``script.py`` and ``graph.svg``; ``--report`` prints the numbers to the terminal.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from gui.model.engine_process import EngineProcess, refusal
+from gui.model.export.files import write_export
+from gui.model.export.script import plain_script
+from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS
+from gui.model.result import RunResult
+from gui.model.session.file_format import SessionFileError, load_session
+from gui.model.tensor_format import format_tensor
+from gui.resources import default_lesson
+
+EXIT_OK = 0
+EXIT_CANNOT_WRITE = 1
+EXIT_BAD_INPUT = 2
+
+
+def _one_line(message: str, stream: TextIO) -> None:
+    """Scripts read the first stderr line: field names from a file may hold newlines."""
+    print(" ".join(message.split()), file=stream)
+
+
+def export_session(
+    session_path: str,
+    out_dir: str,
+    time_limit: float = DEFAULT_TIME_LIMIT_SECONDS,
+    stderr: TextIO = sys.stderr,
+) -> int:
+    """Run ``session_path`` headless into ``out_dir``; return the process exit status."""
+    try:
+        session = load_session(session_path)
+    except SessionFileError as exc:
+        _one_line(f"error: {exc}", stderr)
+        return EXIT_BAD_INPUT
+    refused = refusal(session.code)
+    if refused is not None:
+        where = f"line {refused.line}" + (f", column {refused.column}" if refused.column else "")
+        _one_line(f"error: {session_path}: code refused at {where}: {refused.message}", stderr)
+        return EXIT_BAD_INPUT
+    request = dataclasses.replace(session.request(), time_limit=time_limit)
+    engine = EngineProcess()
+    try:
+        result = engine.run(request)
+    finally:
+        engine.close()
+    try:
+        write_export(result, plain_script(request, result), Path(out_dir))
+    except OSError as exc:
+        print(f"error: cannot write to {out_dir}: {exc.strerror or exc}", file=stderr)
+        return EXIT_CANNOT_WRITE
+    return EXIT_OK
+
+
+def report(result: RunResult) -> str:
+    """Human-readable lines for ``result``: tensors, gradients per step, graph, errors."""
+    out = []
+    for info in result.tensors.values():
+        kind = "leaf" if info.is_leaf else (info.grad_fn or "tensor")
+        out.append(f"{info.name} = {format_tensor(info.value)}   ({kind})")
+    for line in result.printed:
+        out.append(f"printed (line {line.line}): {line.text}")
+    for step in result.steps:
+        where = f"line {step.line}" if step.line else "session"
+        seed = format_tensor(step.gradient) if step.gradient is not None else "implicit 1"
+        out.append(
+            f"backward #{step.index + 1} on {step.tensor or 'output'} ({where}), gradient {seed}:"
+        )
+        for name, grad in step.grads_after.items():
+            out.append(f"    {name}.grad = {format_tensor(grad)}")
+    if result.graph is not None:
+        names = [
+            n.label if n.label == n.name else f"{n.label} ({n.name})"
+            for n in result.graph.nodes
+            if n.kind in ("function", "leaf")
+        ]
+        out.append(
+            f"graph: {len(result.graph.nodes)} nodes: {', '.join(names[:12])}"
+            + (" ..." if len(names) > 12 else "")
+        )
+    for w in result.warnings:
+        out.append(f"warning (line {w.line}): {w.message}\n    {w.explanation}\n    fix: {w.fix}")
+    if result.error is not None:
+        e = result.error
+        out.append(f"error (line {e.line}): {e.message}\n    {e.explanation}\n    fix: {e.fix}")
+    return "\n".join(out)
+
+
+def summarize(
+    path: str | None,
+    time_limit: float = DEFAULT_TIME_LIMIT_SECONDS,
+    stdout: TextIO = sys.stdout,
+    stderr: TextIO = sys.stderr,
+) -> int:
+    """Run the session at ``path`` (default: the welcome lesson) and print :func:`report`."""
+    session_path = path or str(default_lesson())
+    try:
+        session = load_session(session_path)
+    except SessionFileError as exc:
+        print(f"error: {exc}", file=stderr)
+        return EXIT_BAD_INPUT
+    engine = EngineProcess()
+    try:
+        result = engine.run(dataclasses.replace(session.request(), time_limit=time_limit))
+    finally:
+        engine.close()
+    if session.title:
+        print(f"# {session.title}", file=stdout)
+    print(report(result), file=stdout)
+    return EXIT_OK

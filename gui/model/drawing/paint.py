@@ -1,0 +1,129 @@
+"""What every drawing of the graph colours and labels, decided once for all views.
+
+The SVG export and the window's graph panel both ask this module which gradient a box
+shows, which gradient flows along an edge, the one colour scale covering the picture, and
+how an edge is stroked. So a gradient of ``+20`` looks the same in the window and in an
+exported report.
+
+After a backward step the data edges carry the gradient flowing back along them: for an
+edge feeding input ``i`` of node ``T`` that is ``flows[T].leaving[i]``, the vector-Jacobian
+product ``T`` sent to that input.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from gui.model.drawing.colors import EDGE_COLOR, diverging_color, dominant_value, scale_for
+from gui.model.result import Graph, GraphEdge, GraphNode, RunResult, StepRecord, TensorData
+from gui.model.tensor_format import format_number, format_shape, format_tensor
+
+# Edges are thin lines on white: colours nearer the neutral centre would vanish, so edge
+# colours start this far along the scale.
+EDGE_MIN_TINT = 0.35
+EDGE_BASE_WIDTH = 1.2
+EDGE_MAX_EXTRA_WIDTH = 3.0
+EDGE_LABEL_MAX_ELEMENTS = 4
+
+IMPLICIT_SEED = TensorData((), "float32", 1.0)
+
+
+@dataclass(frozen=True)
+class Gradients:
+    """Everything gradient-valued in one picture, resolved once.
+
+    ``nodes`` maps a node key to the gradient its box shows; ``edges`` maps an index into
+    ``graph.edges`` to the gradient flowing back along it; ``scale`` is the magnitude that
+    maps to the darkest colour.
+    """
+
+    nodes: dict[str, TensorData | None]
+    edges: dict[int, TensorData | None]
+    scale: float
+
+    @property
+    def any(self) -> bool:
+        return any(t is not None for t in self.nodes.values())
+
+
+def node_gradient(
+    node: GraphNode, step: StepRecord | None, leaf_grads: dict[str, TensorData | None]
+) -> TensorData | None:
+    """The gradient a node's box shows and is coloured by.
+
+    Leaves show their ``.grad`` (accumulated over steps), the output shows the seed ``v``
+    of the step, a single-output function shows the gradient arriving at it.
+    """
+    if node.kind == "leaf":
+        return leaf_grads.get(node.var or node.label)
+    if step is None:
+        return None
+    if node.kind == "output":
+        if step.gradient is None and step.error is not None:
+            return None  # e.g. "grad can be implicitly created only for scalar outputs"
+        # backward() on a scalar is backward(1): show the implicit seed as the 1 it is.
+        return step.gradient or IMPLICIT_SEED
+    flow = step.flows.get(node.key)
+    if node.kind == "function" and flow is not None and len(flow.arriving) == 1:
+        return flow.arriving[0]
+    return None
+
+
+def edge_gradient(edge: GraphEdge, step: StepRecord | None) -> TensorData | None:
+    """The gradient flowing back along a data edge during ``step`` (``None`` if none)."""
+    if step is None or edge.kind != "data" or edge.input_index is None:
+        return None
+    flow = step.flows.get(edge.target)
+    if flow is None or edge.input_index >= len(flow.leaving):
+        return None
+    return flow.leaving[edge.input_index]
+
+
+def gradients(
+    graph: Graph, step: StepRecord | None, leaf_grads: dict[str, TensorData | None]
+) -> Gradients:
+    """Resolve every node's and edge's gradient and one colour scale covering them all."""
+    nodes = {n.key: node_gradient(n, step, leaf_grads) for n in graph.nodes}
+    edges = {i: edge_gradient(e, step) for i, e in enumerate(graph.edges)}
+    tensors: list[TensorData | None] = [*nodes.values(), *edges.values()]
+    if step is not None:
+        tensors += [t for flow in step.flows.values() for t in flow.arriving]
+    dominant = (dominant_value(t) for t in tensors)
+    return Gradients(nodes, edges, scale_for(v for v in dominant if v is not None))
+
+
+def step_for_graph(result: RunResult) -> StepRecord | None:
+    """The last backward step whose flows belong to the result's graph (same structure)."""
+    if result.graph is None:
+        return None
+    for step in reversed(result.steps):
+        if step.graph is not None and step.graph.structure_key == result.graph.structure_key:
+            return step
+    return None
+
+
+def edge_label(t: TensorData) -> str:
+    """A gradient short enough to sit beside an edge."""
+    if t.numel <= EDGE_LABEL_MAX_ELEMENTS:
+        return format_tensor(t, EDGE_LABEL_MAX_ELEMENTS)
+    v = dominant_value(t)
+    biggest = "?" if v is None else format_number(abs(v))
+    return f"{format_shape(t.shape)} max|g| {biggest}"
+
+
+def edge_stroke(grad: TensorData | None, scale: float) -> tuple[str, float]:
+    """The colour and pen width of a data edge carrying ``grad``.
+
+    Bigger gradients draw thicker and darker lines; the sign picks the arm of the scale.
+    """
+    v = dominant_value(grad)
+    if v is None or grad is None:
+        return EDGE_COLOR, EDGE_BASE_WIDTH
+    if not math.isfinite(v):
+        return diverging_color(v, scale), EDGE_BASE_WIDTH + EDGE_MAX_EXTRA_WIDTH
+    t = min(1.0, abs(v) / scale)
+    if v == 0:
+        return EDGE_COLOR, EDGE_BASE_WIDTH
+    color = diverging_color(math.copysign(max(t, EDGE_MIN_TINT), v) * scale, scale)
+    return color, EDGE_BASE_WIDTH + EDGE_MAX_EXTRA_WIDTH * t

@@ -1,0 +1,189 @@
+"""The program's names for its tensors, and what the session asks of those names.
+
+After every top-level statement the engine calls :meth:`Bindings.update`: tensors newly
+bound to a name are remembered (for labelling the graph and choosing the output), a leaf's
+value from the session is written in (the override wins over the code), and
+``retain_grad`` is applied where asked. Problems with the session's requests become
+warnings, never errors: a stale slider value must not stop a program from running.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from typing import Any
+
+import torch
+
+from gui.model import explain
+from gui.model.engine.graph_walk import Naming
+from gui.model.engine.tensors import tensor_data
+from gui.model.result import Explanation, NestedValues, TensorInfo
+
+
+class Bindings:
+    """Names -> tensors of one run, in the order the program bound them."""
+
+    def __init__(
+        self,
+        namespace: dict[str, Any],
+        naming: Naming,
+        values: dict[str, NestedValues],
+        retain_grad: tuple[str, ...],
+    ) -> None:
+        self.namespace = namespace
+        self.naming = naming
+        self.order: list[str] = []  # first bound first
+        self.assigned: list[str] = []  # most recently (re)bound last
+        self.first_line: dict[str, int] = {}
+        self.notes: list[Explanation] = []
+        self._pending_values = dict(values)
+        self._retain_grad = retain_grad
+        self._bound_ids: dict[str, int] = {}
+        self._keepalive: list[Any] = []  # ids in ``naming`` must not be reused while we run
+
+    def tensor(self, name: str) -> torch.Tensor | None:
+        value = self.namespace.get(name)
+        return value if isinstance(value, torch.Tensor) else None
+
+    def update(self, line: int) -> None:
+        """Record tensors (re)bound by the statement at ``line`` and apply session requests."""
+        for name, value in list(self.namespace.items()):
+            if not isinstance(value, torch.Tensor) or self._bound_ids.get(name) == id(value):
+                continue
+            self._bound_ids[name] = id(value)
+            self._keepalive.append(value)
+            if name not in self.first_line:
+                self.order.append(name)
+                self.first_line[name] = line
+            if name in self.assigned:
+                self.assigned.remove(name)
+            self.assigned.append(name)
+            self.naming.tensors.setdefault(id(value), name)
+            if value.grad_fn is not None:
+                self._keepalive.append(value.grad_fn)
+                self.naming.outputs.setdefault((id(value.grad_fn), value.output_nr), name)
+            if name in self._pending_values:
+                self._override(name, value, self._pending_values.pop(name), line)
+            if name in self._retain_grad:
+                self._retain(name, value, line)
+
+    def _override(self, name: str, value: torch.Tensor, wanted: NestedValues, line: int) -> None:
+        if not value.is_leaf:
+            self._note(
+                f"values.{name}: {name} is computed from other tensors, so its value "
+                "cannot be set; the session's value was ignored.",
+                line,
+            )
+            return
+        try:
+            new = torch.tensor(wanted, dtype=value.dtype)
+        except (TypeError, ValueError, RuntimeError) as exc:
+            self._note(f"values.{name}: {exc}; the session's value was ignored.", line)
+            return
+        if new.shape != value.shape:
+            self._note(
+                f"values.{name} has shape {list(new.shape)} but the code makes {name} "
+                f"with shape {list(value.shape)}; the code's values were used.",
+                line,
+            )
+            return
+        with torch.no_grad():
+            value.copy_(new)
+
+    def _retain(self, name: str, value: torch.Tensor, line: int) -> None:
+        if value.requires_grad and not value.is_leaf:
+            value.retain_grad()
+        elif not value.requires_grad:
+            self._note(
+                f"retain_grad: {name} does not require grad, so it has no gradient to keep.", line
+            )
+
+    def _note(self, message: str, line: int | None) -> None:
+        self.notes.append(
+            Explanation(
+                kind="session-request-ignored",
+                message=message,
+                explanation="The session asked for something this program does not allow, "
+                "so the program ran without it.",
+                fix="Edit the session's values, or the program, so they agree.",
+                line=line,
+                severity="warning",
+            )
+        )
+
+    def note_unused_values(self) -> None:
+        """Warn about session values for names the program never bound to a tensor."""
+        for name in self._pending_values:
+            self._note(
+                f"values.{name}: the program has no tensor named {name}; the value was ignored.",
+                None,
+            )
+        self._pending_values.clear()
+
+    def leaves(self) -> dict[str, torch.Tensor]:
+        """Named leaves that require grad: the tensors backward fills ``.grad`` of."""
+        out = {}
+        for name in self.order:
+            t = self.tensor(name)
+            if t is not None and t.is_leaf and t.requires_grad:
+                out[name] = t
+        return out
+
+    def retaining(self) -> list[torch.Tensor]:
+        """Named non-leaf tensors that ``retain_grad()``."""
+        named = (self.tensor(n) for n in self.order)
+        return [t for t in named if t is not None and not t.is_leaf and t.retains_grad]
+
+    def name_of(self, t: torch.Tensor) -> str | None:
+        """The name ``t`` is bound to now (latest binding), else the name it was first given."""
+        for name in reversed(self.assigned):
+            if self.namespace.get(name) is t:
+                return name
+        return self.naming.name_of_tensor(t)
+
+    def grad_owner(self, source_line: str | None) -> str | None:
+        """The non-leaf tensor whose ``.grad`` ``source_line`` reads (for a warning's fix)."""
+        for name in self.order:
+            t = self.tensor(name)
+            if source_line and f"{name}.grad" in source_line and t is not None and not t.is_leaf:
+                return name
+        return None
+
+    def infos(self) -> dict[str, TensorInfo]:
+        """Every named tensor as plain data, as it is now."""
+        infos = {}
+        for name in self.order:
+            t = self.tensor(name)
+            if t is None:
+                continue
+            grad, warning = self._grad_of(name, t)
+            if warning is not None:
+                warning = dataclasses.replace(warning, line=self.first_line.get(name))
+            infos[name] = TensorInfo(
+                name=name,
+                value=tensor_data(t),
+                requires_grad=t.requires_grad,
+                is_leaf=t.is_leaf,
+                grad_fn=type(t.grad_fn).__name__ if t.grad_fn is not None else None,
+                grad=None if grad is None else tensor_data(grad),
+                retains_grad=t.retains_grad,
+                line=self.first_line.get(name),
+                grad_warning=warning,
+            )
+        return infos
+
+    def _grad_of(
+        self, name: str, t: torch.Tensor
+    ) -> tuple[torch.Tensor | None, Explanation | None]:
+        """``t.grad``, and torch's own warning when reading it on a non-leaf, explained."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            grad = t.grad
+        if not caught or t.is_leaf:
+            return grad, None
+        w = caught[0]
+        context = explain.ErrorContext(
+            tensor=name, attribute_owner=name, leaves=tuple(self.leaves())
+        )
+        return grad, explain.explain_warning(w.category.__name__, str(w.message), context=context)

@@ -1,0 +1,278 @@
+"""Walk a tensor's ``grad_fn`` into a plain :class:`Graph` (engine side: imports torch).
+
+The walk is breadth-first over ``next_functions`` and iterative, so graphs of thousands of
+nodes neither recurse nor stall. Node keys are the breadth-first position plus the class
+name: the same program gives the same keys for any input values, which is what lets a view
+keep its layout while numbers change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from gui.model.engine.tensors import tensor_data
+from gui.model.result import Graph, GraphEdge, GraphNode, SavedValue
+
+MAX_FUNCTION_NODES = 5000
+
+# For a binary op, a constant (no-grad) input at position i is usually the tensor saved
+# under one of these names; showing its value on the constant node is what tells a learner
+# where the "2" in ``2 * x`` went.
+_SAVED_NAME_FOR_INPUT = {0: ("self", "input", "mat1"), 1: ("other", "mat2", "exponent", "weight")}
+
+
+@dataclass
+class Naming:
+    """What the program called things, by object identity (valid while the objects live).
+
+    ``tensors`` maps ``id(tensor)`` to a name (leaves and any named tensor);
+    ``outputs`` maps ``(id(grad_fn), output_nr)`` to the name of the tensor it produced;
+    ``values`` maps ``id(grad_fn)`` to the forward outputs recorded while the program ran.
+    """
+
+    tensors: dict[int, str] = field(default_factory=dict)
+    outputs: dict[tuple[int, int], str] = field(default_factory=dict)
+    values: dict[int, tuple[torch.Tensor, ...]] = field(default_factory=dict)
+
+    def name_of_tensor(self, t: torch.Tensor) -> str | None:
+        name = self.tensors.get(id(t))
+        if name is None and t.grad_fn is not None:
+            name = self.outputs.get((id(t.grad_fn), t.output_nr))
+        return name
+
+
+@dataclass
+class WalkedGraph:
+    """The plain graph plus, for the engine only, the live node behind each key."""
+
+    graph: Graph
+    functions: dict[str, Any]  # key -> torch.autograd.graph.Node
+
+
+def _leaf_node(key: str, variable: torch.Tensor, naming: Naming) -> GraphNode:
+    var = naming.name_of_tensor(variable)
+    return GraphNode(
+        key=key,
+        name="AccumulateGrad",
+        label=var or "leaf",
+        kind="leaf",
+        var=var,
+        value=tensor_data(variable),
+    )
+
+
+def walk_graph(root: torch.Tensor, naming: Naming, output_label: str | None) -> WalkedGraph:
+    """The autograd graph of ``root``, read before any backward frees its saved tensors.
+
+    Parameters
+    ----------
+    root
+        The tensor whose history to walk (the output being differentiated).
+    naming
+        The user's names for tensors and recorded forward values, by identity.
+    output_label
+        The user's name for ``root`` (``None`` if unnamed).
+    """
+    nodes: list[GraphNode] = []
+    edges: list[GraphEdge] = []
+    functions: dict[str, Any] = {}
+    out_label = output_label or "output"
+    output_node = GraphNode(
+        key="output", name="output", label=out_label, kind="output", value=tensor_data(root)
+    )
+    if root.grad_fn is None:
+        if root.requires_grad:  # a leaf differentiated directly: d x / d x
+            leaf = _leaf_node("0:AccumulateGrad", root, naming)
+            nodes.append(leaf)
+            edges.append(GraphEdge(leaf.key, "output", kind="output"))
+            nodes.append(output_node)
+            return WalkedGraph(_finish(nodes, edges, leaf.key, False), {})
+        return WalkedGraph(_finish([output_node], [], None, False), {})
+
+    keys: dict[int, str] = {}
+    queue: deque[Any] = deque()
+
+    def key_for(fn: Any) -> str | None:
+        k = keys.get(id(fn))
+        if k is None:
+            if len(keys) >= MAX_FUNCTION_NODES:
+                return None
+            k = f"{len(keys)}:{type(fn).__name__}"
+            keys[id(fn)] = k
+            functions[k] = fn
+            queue.append(fn)
+        return k
+
+    root_key = key_for(root.grad_fn)
+    assert root_key is not None
+    truncated = False
+    while queue:
+        fn = queue.popleft()
+        key = keys[id(fn)]
+        saved = _read_saved(fn, naming)
+        nodes.extend(_function_nodes(key, fn, naming, saved))
+        for index, (child, _nr) in enumerate(fn.next_functions):
+            if child is None:
+                nodes.append(_constant_node(key, index, saved))
+                edges.append(GraphEdge(f"{key}/const:{index}", key, "constant", index))
+                continue
+            child_key = key_for(child)
+            if child_key is None:
+                truncated = True
+                continue
+            edges.append(GraphEdge(child_key, key, "data", index))
+    edges.append(GraphEdge(root_key, "output", kind="output"))
+    nodes.append(output_node)
+    return WalkedGraph(_finish(nodes, edges, root_key, truncated), functions)
+
+
+def _function_nodes(
+    key: str, fn: Any, naming: Naming, saved: Mapping[str, SavedValue]
+) -> list[GraphNode]:
+    """The node for ``fn`` itself, followed by one node per tensor it saved."""
+    class_name = type(fn).__name__
+    if class_name == "AccumulateGrad":
+        return [_leaf_node(key, fn.variable, naming)]
+    recorded = naming.values.get(id(fn), ())
+    names = [naming.outputs.get((id(fn), nr)) for nr in range(max(len(recorded), 1))]
+    var = ", ".join(n for n in names if n) or None
+    value = tensor_data(recorded[0]) if len(recorded) == 1 else None
+    node = GraphNode(
+        key=key,
+        name=class_name,
+        label=var or class_name,
+        kind="function",
+        var=var,
+        value=value,
+        saved=tuple(saved.values()),
+        output_count=max(len(recorded), 1),
+    )
+    constants = _constant_saved_names(fn, saved)
+    saved_nodes = [
+        GraphNode(
+            key=f"{key}/saved:{s.name}",
+            name="saved",
+            label=f"{s.name} = {s.refers_to}" if s.refers_to else s.name,
+            kind="saved",
+            var=s.refers_to,
+            value=s.tensor,
+            owner=key,
+        )
+        for s in saved.values()
+        if (s.tensor is not None or s.freed) and s.name not in constants
+    ]
+    return [node, *saved_nodes]
+
+
+def _constant_saved_names(fn: Any, saved: Mapping[str, SavedValue]) -> set[str]:
+    """Saved names that are shown on a constant node instead of a saved node of their own."""
+    names = set()
+    for index, (child, _nr) in enumerate(fn.next_functions):
+        if child is None:
+            match = _saved_for_input(index, saved)
+            if match is not None:
+                names.add(match.name)
+    return names
+
+
+def _saved_for_input(index: int, saved: Mapping[str, SavedValue]) -> SavedValue | None:
+    for name in _SAVED_NAME_FOR_INPUT.get(index, ()):
+        s = saved.get(name)
+        if s is not None and s.tensor is not None:
+            return s
+    return None
+
+
+def _constant_node(owner: str, index: int, saved: Mapping[str, SavedValue]) -> GraphNode:
+    match = _saved_for_input(index, saved)
+    value = match.tensor if match is not None else None
+    var = match.refers_to if match is not None else None
+    return GraphNode(
+        key=f"{owner}/const:{index}",
+        name="constant",
+        label=var or "constant",
+        kind="constant",
+        var=var,
+        value=value,
+        owner=owner,
+    )
+
+
+_SAVED_ATTRIBUTES: dict[type, tuple[str, ...]] = {}
+
+
+def _saved_attributes(node_type: type) -> tuple[str, ...]:
+    """``_saved_*`` attribute names of a node class (``dir`` is slow; classes are few)."""
+    names = _SAVED_ATTRIBUTES.get(node_type)
+    if names is None:
+        names = tuple(a for a in dir(node_type) if a.startswith("_saved_"))
+        _SAVED_ATTRIBUTES[node_type] = names
+    return names
+
+
+def _read_saved(fn: Any, naming: Naming) -> dict[str, SavedValue]:
+    """Everything ``fn`` saved for backward, by name without the ``_saved_`` prefix."""
+    result: dict[str, SavedValue] = {}
+    for attr in _saved_attributes(type(fn)):
+        name = attr.removeprefix("_saved_")
+        try:
+            raw = getattr(fn, attr)
+        except RuntimeError:  # freed by an earlier backward without retain_graph
+            result[name] = SavedValue(name=name, freed=True)
+            continue
+        result[name] = _saved_value(name, raw, naming)
+    return result
+
+
+def _saved_value(name: str, raw: object, naming: Naming) -> SavedValue:
+    if isinstance(raw, torch.Tensor):
+        return SavedValue(name=name, tensor=tensor_data(raw), refers_to=naming.name_of_tensor(raw))
+    if raw is None:
+        return SavedValue(name=name, value=None)
+    return SavedValue(name=name, value=_plain(raw))
+
+
+def _plain(raw: object) -> object:
+    """A JSON-friendly stand-in for a non-tensor saved attribute."""
+    if isinstance(raw, bool | int | float | str):
+        return raw
+    if isinstance(raw, torch.Size | tuple | list):
+        items = [_plain(v) for v in raw]
+        return items
+    if isinstance(raw, torch.Tensor):
+        return tensor_data(raw).values
+    if isinstance(raw, torch.dtype):
+        return str(raw).removeprefix("torch.")
+    return repr(raw)
+
+
+def _finish(
+    nodes: list[GraphNode], edges: list[GraphEdge], root: str | None, truncated: bool
+) -> Graph:
+    return Graph(
+        nodes=tuple(nodes),
+        edges=tuple(edges),
+        root=root,
+        structure_key=structure_key(nodes, edges),
+        truncated=truncated,
+    )
+
+
+def structure_key(nodes: list[GraphNode], edges: list[GraphEdge]) -> str:
+    """A hash of what decides the layout: nodes, edges and tensor shapes (never values).
+
+    Shapes are in because box sizes depend on them: ``x`` growing from 3 to 4 elements
+    is a new layout, ``x`` changing its numbers is not.
+    """
+    shape: list[Any] = [
+        [n.key, n.kind, n.label, None if n.value is None else n.value.shape] for n in nodes
+    ]
+    shape.append([[e.source, e.target, e.kind, e.input_index] for e in edges])
+    return hashlib.sha1(json.dumps(shape).encode()).hexdigest()[:16]

@@ -1,0 +1,445 @@
+"""Run a user's program with real torch and record everything, as plain data.
+
+This module runs inside the engine's child process (see :mod:`gui.model.engine_process`), but it is
+an ordinary function, so tests can call it in-process: ``run_program(RunRequest(code=...))``.
+
+How a run goes:
+
+1. The code is checked (:func:`gui.model.safety.check_source`) and rewritten so attribute
+   access goes through the runtime guard. Nothing runs if it is refused.
+2. Top-level statements run one at a time; after each, :class:`Bindings` records the names
+   of new tensors and applies the session's leaf values and ``retain_grad`` requests.
+3. While the code runs, ``torch.autograd.backward`` (which ``Tensor.backward`` calls) is
+   replaced by a recorder that runs torch's real backward inside
+   :func:`gui.model.engine.backward.record_backward`. ``print`` and warnings are captured.
+4. Then the session's own backward steps run on the output tensor, and everything is
+   converted to a :class:`RunResult`.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import math
+import time
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import CodeType
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch.autograd import Variable
+
+from gui.model import explain, safety
+from gui.model.engine import guard
+from gui.model.engine.backward import BackwardCall, RecordedStep, record_backward
+from gui.model.engine.bindings import Bindings
+from gui.model.engine.capture import (
+    PROGRAM_FILENAME,
+    OutputLimitReached,
+    PrintCapture,
+    WarningCapture,
+    exception_position,
+    program_line,
+)
+from gui.model.engine.graph_walk import Naming, walk_graph
+from gui.model.engine.recorder import ForwardRecorder
+from gui.model.engine.tensors import tensor_data
+from gui.model.request import BackwardStep, RunRequest
+from gui.model.result import Explanation, Graph, RunResult, TensorData
+
+# A training loop can call backward thousands of times; past these budgets a step records
+# only the leaves' gradients, so the result stays small enough to send and draw quickly.
+MAX_DETAILED_STEPS = 100
+MAX_DETAILED_NODES = 20_000
+MAX_STEPS = 10_000
+
+
+class _Run:
+    """State of one run. Not reused: a new instance per :func:`run_program` call."""
+
+    def __init__(self, request: RunRequest) -> None:
+        self.request = request
+        self.lines = request.code.splitlines()
+        self.namespace: dict[str, Any] = {}
+        self.naming = Naming()
+        self.recorder = ForwardRecorder(self.naming)
+        self.bindings = Bindings(self.namespace, self.naming, request.values, request.retain_grad)
+        self.steps: list[RecordedStep] = []
+        self.walked_nodes = 0  # graph nodes recorded across steps, for the detail budget
+        self.printed = PrintCapture(lambda: len(self.steps))
+        self.warned = WarningCapture(self._warning_context)
+        self.last_backward_tensor: torch.Tensor | None = None
+        self.backward_context = explain.ErrorContext()
+        self.raw_backward = torch.autograd.backward
+
+    # -- running the code -------------------------------------------------------------
+
+    def execute(self, statements: tuple[tuple[CodeType, int], ...]) -> Explanation | None:
+        """Run the program statement by statement; the first error stops it, as in Python."""
+        self.namespace.update(
+            {
+                "__builtins__": guard.safe_builtins(self.printed),
+                "torch": torch,
+                "tensor": torch.tensor,
+                "F": F,
+                "math": math,
+                "Variable": Variable,
+            }
+        )
+        for code, line in statements:
+            try:
+                with self.recorder:
+                    exec(code, self.namespace)
+            except OutputLimitReached:
+                return explain.explain_runaway("output", line=line)
+            except Exception as exc:
+                return self.explain(exc)
+            finally:
+                self.bindings.update(line)
+        return None
+
+    def _source(self, line: int | None) -> str | None:
+        if line is None or not 1 <= line <= len(self.lines):
+            return None
+        return self.lines[line - 1].strip()
+
+    def _warning_context(self, line: int | None) -> explain.ErrorContext:
+        source = self._source(line)
+        return explain.ErrorContext(
+            source_line=source,
+            leaves=tuple(self.bindings.leaves()),
+            attribute_owner=self.bindings.grad_owner(source),
+        )
+
+    # -- backward ---------------------------------------------------------------------
+
+    def code_backward(
+        self,
+        tensors: Any,
+        grad_tensors: Any = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        grad_variables: Any = None,
+        inputs: Any = None,
+    ) -> None:
+        """Stands in for ``torch.autograd.backward`` while the user's code runs."""
+        if (
+            inputs is not None
+            or grad_variables is not None
+            or not isinstance(tensors, torch.Tensor)
+        ):
+            # Rare forms (several outputs, ``inputs=``): run as is; leaves still show the result.
+            self.raw_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=inputs)
+            return
+        single = isinstance(grad_tensors, tuple | list) and len(grad_tensors) == 1
+        call = BackwardCall(
+            tensor=tensors,
+            gradient=grad_tensors[0] if single else grad_tensors,
+            retain_graph=retain_graph,
+            create_graph=create_graph,
+            source="code",
+            line=program_line(),
+            zero_grad=self._grads_were_zeroed(),
+            name=self.bindings.name_of(tensors),
+        )
+        recorded = self.backward(call)
+        if recorded.error is not None:
+            raise recorded.error
+
+    def backward(self, call: BackwardCall) -> RecordedStep:
+        """Run and record one backward call (from the code or from the session)."""
+        if len(self.steps) >= MAX_STEPS:
+            raise RuntimeError(f"more than {MAX_STEPS} backward calls: stopped")
+        self.last_backward_tensor = call.tensor
+        gradient = call.gradient
+        leaves = self.bindings.leaves()
+        self.backward_context = explain.ErrorContext(
+            tensor=call.name,
+            tensor_shape=tuple(call.tensor.shape),
+            gradient_shape=tuple(gradient.shape) if isinstance(gradient, torch.Tensor) else None,
+            source_line=self._source(call.line),
+            leaves=tuple(leaves),
+        )
+        detailed = len(self.steps) < MAX_DETAILED_STEPS and self.walked_nodes < MAX_DETAILED_NODES
+        recorded = record_backward(
+            call,
+            len(self.steps),
+            leaves,
+            self.naming,
+            self.raw_backward,
+            detailed=detailed,
+            explain=self.explain,
+            retained=self.bindings.retaining(),
+        )
+        if recorded.record.graph is not None:
+            self.walked_nodes += len(recorded.record.graph.nodes)
+        self.backward_context = explain.ErrorContext()
+        self.steps.append(recorded)
+        return recorded
+
+    def _grads_were_zeroed(self) -> bool:
+        """Whether the leaves' gradients were zeroed (or set to None) since the last step.
+
+        Observed rather than intercepted, so every way of zeroing counts:
+        ``x.grad.zero_()``, ``x.grad.data.zero_()``, ``x.grad = None``...
+        """
+        if not self.steps:
+            return False
+        previous = self.steps[-1].record.grads_after
+        had_grad = False
+        for name, leaf in self.bindings.leaves().items():
+            if not _any_nonzero(previous.get(name)):
+                continue
+            had_grad = True
+            if leaf.grad is not None and bool(torch.any(leaf.grad != 0)):
+                return False
+        return had_grad
+
+    def zero_leaf_grads(self) -> None:
+        """``.grad.zero_()`` on every leaf that has a gradient, as a training loop does."""
+        for leaf in self.bindings.leaves().values():
+            if leaf.grad is not None:
+                leaf.grad.zero_()
+
+    def run_session_steps(
+        self, output: torch.Tensor, name: str | None, steps: tuple[BackwardStep, ...]
+    ) -> Explanation | None:
+        for step in steps:
+            if step.zero_grad:
+                self.zero_leaf_grads()
+            try:
+                gradient = (
+                    None
+                    if step.gradient is None
+                    else torch.tensor(step.gradient, dtype=output.dtype)
+                )
+            except (TypeError, ValueError, RuntimeError) as exc:
+                return self.explain(exc)
+            call = BackwardCall(
+                tensor=output,
+                gradient=gradient,
+                retain_graph=step.retain_graph,
+                create_graph=step.create_graph,
+                source="session",
+                line=None,
+                zero_grad=step.zero_grad,
+                name=name,
+            )
+            recorded = self.backward(call)
+            if recorded.record.error is not None:
+                return recorded.record.error
+        return None
+
+    # -- explaining -------------------------------------------------------------------
+
+    def explain(self, exc: BaseException) -> Explanation:
+        line, column = exception_position(exc)
+        if line is None and self.backward_context.tensor is not None:
+            # A session step has no line of its own: point at where its tensor is made,
+            # which is where the fix (``.sum()``, a different shape...) goes.
+            line = self.bindings.first_line.get(self.backward_context.tensor)
+        if isinstance(exc, guard.CodeRefusedAtRuntime):
+            return explain.explain_refusal(
+                exc.message, _refused_construct(self._source(line)), line=line, column=column
+            )
+        message = str(exc)
+        if isinstance(exc, RecursionError):
+            return explain.explain_runaway("recursion", line=line)
+        if isinstance(exc, MemoryError) or "can't allocate memory" in message:
+            return explain.explain_runaway("memory", line=line)
+        context = self.backward_context
+        if context == explain.ErrorContext():  # not inside a backward call
+            context = explain.ErrorContext(
+                source_line=self._source(line), leaves=tuple(self.bindings.leaves())
+            )
+        return explain.explain_exception(
+            type(exc).__name__, message, line=line, column=column, context=context
+        )
+
+    # -- the output -------------------------------------------------------------------
+
+    def choose_output(self) -> tuple[torch.Tensor | None, str | None, Explanation | None]:
+        """The tensor the session's steps differentiate, its name, or why there is none."""
+        wanted = self.request.output
+        if wanted is not None:
+            value = self.bindings.tensor(wanted)
+            if value is not None:
+                return value, wanted, None
+            choices = ", ".join(self.bindings.order) or "the program defines no tensors yet"
+            return (
+                None,
+                None,
+                Explanation(
+                    kind="unknown-output",
+                    message=f"output: the program has no tensor named {wanted!r}",
+                    explanation="The session names a tensor to differentiate that the program "
+                    "does not define (any more).",
+                    fix=f"Pick one of: {choices}.",
+                ),
+            )
+        if self.last_backward_tensor is not None:
+            t = self.last_backward_tensor
+            return t, self.bindings.name_of(t), None
+        for wanted_kind in (_has_grad_fn, _requires_grad, _any_tensor):
+            for name in reversed(self.bindings.assigned):
+                value = self.bindings.tensor(name)
+                if value is not None and wanted_kind(value):
+                    return value, name, None
+        return None, None, None
+
+    def output_graph(self, output: torch.Tensor, name: str | None) -> Graph:
+        """The output's graph as walked before its first backward, else walked now."""
+        for step in self.steps:
+            if output.grad_fn is not None:
+                same = step.root_fn is output.grad_fn
+            else:
+                same = step.record.tensor == name
+            if step.walked is not None and same:
+                return step.walked.graph
+        return walk_graph(output, self.naming, name).graph
+
+
+NO_TENSOR = Explanation(
+    kind="no-output",
+    message="The program ran but made no tensor to differentiate.",
+    explanation="Autograd works on tensors: there is no graph until the program creates one, "
+    "for example a leaf with requires_grad=True and something computed from it.",
+    fix="Start with `x = torch.tensor([1., 2., 3.], requires_grad=True)` and then "
+    "`y = (x ** 2).sum()`.",
+    severity="warning",
+)
+
+
+def _has_grad_fn(t: torch.Tensor) -> bool:
+    return t.grad_fn is not None
+
+
+def _requires_grad(t: torch.Tensor) -> bool:
+    return t.requires_grad
+
+
+def _any_tensor(t: torch.Tensor) -> bool:
+    return True
+
+
+def _refused_construct(source_line: str | None) -> str:
+    return source_line or "this line"
+
+
+def _any_nonzero(data: TensorData | None) -> bool:
+    if data is None:
+        return False
+    stack = [data.values]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, list):
+            stack.extend(v)
+        elif v is None or v != 0:
+            return True
+    return False
+
+
+@contextmanager
+def _backward_recorded_by(run: _Run) -> Iterator[None]:
+    """Route ``torch.autograd.backward`` (and so ``Tensor.backward``) through ``run``."""
+    original = torch.autograd.backward
+    torch.autograd.backward = run.code_backward
+    try:
+        yield
+    finally:
+        torch.autograd.backward = original
+
+
+@functools.lru_cache(maxsize=32)
+def _compiled(code: str) -> tuple[tuple[CodeType, int], ...] | safety.CodeRefused:
+    """The checked program as one code object per top-level statement, with its line.
+
+    Cached by source: dragging a slider re-runs the same code many times a second, and
+    checking and compiling it again each time would cost more than running it.
+    """
+    try:
+        tree = safety.prepare_for_execution(safety.check_source(code))
+    except safety.CodeRefused as refused:
+        return refused
+    return tuple(
+        (compile(ast.Module(body=[stmt], type_ignores=[]), PROGRAM_FILENAME, "exec"), stmt.lineno)
+        for stmt in tree.body
+    )
+
+
+def run_program(request: RunRequest) -> RunResult:
+    """Run ``request`` and return everything it produced as plain data.
+
+    The program's own errors do not raise: they end the run and come back in
+    ``RunResult.error``, explained, like everything else the learner should see.
+    """
+    started = time.perf_counter()
+    run = _Run(request)
+    statements = _compiled(request.code)
+    if isinstance(statements, safety.CodeRefused):
+        refused = statements
+        refusal = explain.explain_refusal(
+            refused.message,
+            refused.construct,
+            line=refused.line,
+            column=refused.column,
+            kind=refused.kind,
+        )
+        return _result(run, None, None, None, refusal, started)
+    # The child process is reused: undo what a previous program may have set.
+    # (CPU generator only: torch.manual_seed also formats a stack trace for CUDA, costing ms.)
+    torch.default_generator.manual_seed(request.seed)
+    torch.set_printoptions(profile="default")
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = run.warned
+        with _backward_recorded_by(run):
+            error = run.execute(statements)
+        output, name, output_error = run.choose_output()
+        if error is None:
+            error = output_error
+        if error is None and output is not None:
+            steps = request.steps
+            if steps is None:
+                steps = () if run.steps else (BackwardStep(),)
+            error = run.run_session_steps(output, name, steps)
+        if error is None and request.zero_grad_after:
+            run.zero_leaf_grads()
+        # After the steps: the first one on the output walked its graph before freeing it.
+        graph = run.output_graph(output, name) if output is not None else None
+    return _result(run, output, name, graph, error, started)
+
+
+def _result(
+    run: _Run,
+    output: torch.Tensor | None,
+    name: str | None,
+    graph: Graph | None,
+    error: Explanation | None,
+    started: float,
+) -> RunResult:
+    run.bindings.note_unused_values()
+    return RunResult(
+        tensors=run.bindings.infos(),
+        leaves=tuple(run.bindings.leaves()),
+        output=name,
+        output_value=None if output is None else tensor_data(output),
+        output_grad_fn=None
+        if output is None or output.grad_fn is None
+        else type(output.grad_fn).__name__,
+        graph=graph,
+        steps=tuple(s.record for s in run.steps),
+        printed=tuple(run.printed.lines),
+        error=error,
+        warnings=(
+            *run.bindings.notes,
+            *run.warned.explained,
+            *((NO_TENSOR,) if output is None and error is None else ()),
+        ),
+        seed=run.request.seed,
+        output_truncated=run.printed.truncated,
+        elapsed_seconds=time.perf_counter() - started,
+    )

@@ -1,0 +1,55 @@
+"""Turning live tensors into plain :class:`TensorData` (engine side: imports torch)."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from gui.model.result import FULL_VALUES_LIMIT, TensorData, TensorSummary
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    """``torch.float32`` -> ``"float32"``."""
+    return str(dtype).removeprefix("torch.")
+
+
+def tensor_data(t: torch.Tensor) -> TensorData:
+    """A detached copy of ``t``'s numbers: in full when small, as statistics when large."""
+    t = t.detach()
+    shape = tuple(int(d) for d in t.shape)
+    numel = t.numel()
+    values = t.tolist() if numel <= FULL_VALUES_LIMIT else None
+    summary = _summary(t) if numel > FULL_VALUES_LIMIT else None
+    return TensorData(shape=shape, dtype=dtype_name(t.dtype), values=values, summary=summary)
+
+
+def maybe_tensor_data(t: object) -> TensorData | None:
+    """:func:`tensor_data` for a tensor, ``None`` for anything else (e.g. a missing ``.grad``)."""
+    return tensor_data(t) if isinstance(t, torch.Tensor) else None
+
+
+def _summary(t: torch.Tensor) -> TensorSummary:
+    """Statistics computed in place where possible: a large tensor is not copied again."""
+    if t.is_complex():
+        t = t.abs()
+    elif not t.is_floating_point():
+        t = t.to(torch.float64)
+    if t.numel() == 0:
+        return TensorSummary(math.nan, math.nan, math.nan, math.nan)
+    return TensorSummary(
+        minimum=t.min().item(),
+        maximum=t.max().item(),
+        mean=t.mean(dtype=torch.float64).item(),
+        norm=t.norm().item(),
+    )
+
+
+def snapshot(t: torch.Tensor) -> torch.Tensor:
+    """A detached tensor that later in-place changes to ``t`` will not alter.
+
+    Small tensors are cloned (microseconds); big ones are only detached, since copying
+    them on every recorded op would cost more than the rare in-place edit is worth.
+    """
+    d = t.detach()
+    return d.clone() if d.numel() <= FULL_VALUES_LIMIT else d

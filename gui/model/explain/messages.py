@@ -1,0 +1,294 @@
+"""Errors and warnings in plain words: what autograd was doing, why it complains, what to change.
+
+Every function returns an :class:`~gui.model.result.Explanation` whose ``message`` is the exact
+text torch or Python produced; the explanation and fix are added next to it, never instead of
+it. The catalogue of known messages is two rule tables, torch's in :mod:`.torch_rules`
+and Python's own in :mod:`.python_rules`; this module looks messages up there and
+covers what happens outside torch (code refused before running, code stopped for running away).
+
+Pure Python on purpose: it runs in the GUI process and in the engine process, and the GUI side
+must not need torch, numpy or Qt to explain a message it received as text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gui.model.explain.python_rules import PYTHON_RULES, RUNAWAY_TEXT
+from gui.model.explain.torch_rules import TORCH_RULES, WARNING_RULES, Advice, ErrorContext, Rule
+from gui.model.result import Explanation
+
+__all__ = [
+    "RUNAWAY_REASONS",
+    "ErrorContext",
+    "explain_exception",
+    "explain_refusal",
+    "explain_runaway",
+    "explain_warning",
+]
+
+RUNAWAY_REASONS: frozenset[str] = frozenset(RUNAWAY_TEXT)
+
+# First match wins: torch's messages first, then Python's errors (mostly matched by class alone).
+EXCEPTION_RULES: tuple[Rule, ...] = (*TORCH_RULES, *PYTHON_RULES)
+
+# A shared default instead of a call in the signature (ErrorContext is frozen, so sharing is safe).
+_NO_CONTEXT = ErrorContext()
+
+_CHECK_SHAPES = (
+    "Read the message; check the shapes and dtypes on that line "
+    "(`print(t.shape, t.dtype)` for each tensor it uses)."
+)
+
+
+def _where(line: int | None, context: ErrorContext) -> str:
+    place = f"line {line}" if line is not None else "your program"
+    if context.source_line and context.source_line.strip():
+        place += f" (`{context.source_line.strip()}`)"
+    return place
+
+
+def _lookup(
+    rules: Sequence[Rule],
+    exception: str,
+    message: str,
+    context: ErrorContext,
+    line: int | None,
+) -> tuple[str, Advice] | None:
+    """Return the first matching rule's kind and advice, or ``None`` when no rule matches."""
+    for rule in rules:
+        found = rule.find(exception, message, context, line)
+        if found is None:
+            continue
+        try:
+            return rule.kind, rule.build(found)
+        except Exception:  # a hint must never take the run down with it
+            # A builder only reads optional hints (the source line, shapes); if one of them
+            # is odd enough to trip it, the kind is still right and the generic words still
+            # true, so keep the kind and fall back to the generic advice below.
+            return rule.kind, Advice(
+                f"{exception} was raised at {_where(line, context)}.", _CHECK_SHAPES
+            )
+    return None
+
+
+def explain_exception(
+    exception: str,
+    message: str,
+    *,
+    line: int | None = None,
+    column: int | None = None,
+    context: ErrorContext = _NO_CONTEXT,
+) -> Explanation:
+    """Explain an exception raised while the user's program ran.
+
+    Parameters
+    ----------
+    exception
+        The exception's class name, e.g. ``"RuntimeError"`` or ``"NameError"``.
+    message
+        ``str(exc)`` exactly; it is kept verbatim in the result.
+    line, column
+        Where in the user's program it happened (1-based line), if known.
+    context
+        What the engine knew at that point: the tensor's name and shape, the source line...
+        Used only to tailor the fix; every field may be missing.
+
+    Returns
+    -------
+    Explanation
+        With a stable ``kind`` from the catalogue (``"non-scalar-backward"``,
+        ``"gradient-shape-mismatch"``...) or ``"other-error"`` when the message is unknown.
+    """
+    hit = _lookup(EXCEPTION_RULES, exception, message, context, line)
+    if hit is None:
+        hit = (
+            "other-error",
+            Advice(
+                f"{exception} came from torch or Python while running {_where(line, context)}. "
+                "The explorer has no plain-words note for this message yet, so it is shown "
+                "exactly as raised.",
+                _CHECK_SHAPES,
+            ),
+        )
+    kind, advice = hit
+    return Explanation(
+        kind=kind,
+        message=message,
+        explanation=advice.explanation,
+        fix=advice.fix,
+        line=line,
+        column=column,
+        severity="error",
+        exception=exception,
+    )
+
+
+def explain_warning(
+    category: str,
+    message: str,
+    *,
+    line: int | None = None,
+    context: ErrorContext = _NO_CONTEXT,
+) -> Explanation:
+    """Explain a warning the user's program triggered (the program kept running).
+
+    Parameters
+    ----------
+    category
+        The warning class name, e.g. ``"UserWarning"``.
+    message
+        ``str(warning.message)`` exactly; kept verbatim in the result.
+    line
+        The line of the user's program that triggered it, if known.
+    context
+        As for :func:`explain_exception`; ``attribute_owner`` names the tensor whose
+        ``.grad`` was read for the non-leaf warning.
+
+    Returns
+    -------
+    Explanation
+        ``severity="warning"``; ``kind`` is ``"non-leaf-grad"``, ``"scalar-conversion"`` or
+        ``"other-warning"``.
+    """
+    hit = _lookup(WARNING_RULES, category, message, context, line)
+    if hit is None:
+        hit = (
+            "other-warning",
+            Advice(
+                f"torch or Python warned ({category}) while running {_where(line, context)}; "
+                "the program kept going, but the result may not be what you expect.",
+                "Read the message; it usually names the call to change on that line.",
+            ),
+        )
+    kind, advice = hit
+    return Explanation(
+        kind=kind,
+        message=message,
+        explanation=advice.explanation,
+        fix=advice.fix,
+        line=line,
+        severity="warning",
+        exception=category,
+    )
+
+
+_WHY_CHECKED = (
+    "Programs are checked before they run because a session file can come from anyone "
+    "(a shared lesson, a download from the web)"
+)
+
+
+def explain_refusal(
+    message: str,
+    construct: str,
+    *,
+    line: int | None,
+    column: int | None,
+    kind: str = "unsafe-code",
+) -> Explanation:
+    """Explain why a program was refused before running.
+
+    Parameters
+    ----------
+    message
+        The checker's own plain-words reason; kept verbatim in the result.
+    construct
+        The refused piece of code, e.g. ``"import os"`` or ``"open"`` (may be empty).
+    line, column
+        Where it is in the program.
+    kind
+        ``"unsafe-code"`` for something the checker does not allow, ``"syntax-error"`` for a
+        program Python cannot read.
+
+    Returns
+    -------
+    Explanation
+        With the given ``kind``; ``exception`` is ``"SyntaxError"`` for syntax errors.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is neither of the two above.
+    """
+    place = f"line {line}" if line is not None else "the program"
+    if column is not None and line is not None:
+        place += f", column {column}"
+    if kind == "syntax-error":
+        explanation = (
+            f"Python could not read {place}, so nothing ran. {_WHY_CHECKED}, so every program "
+            "is read in full before any of it runs."
+        )
+        fix = f"Look at {place} and just before it: a missing bracket, colon or quote, or a "
+        fix += "wrong indent, is the usual cause."
+        exception: str | None = "SyntaxError"
+    elif kind == "unsafe-code":
+        what = f"`{construct}`" if construct else "this part of the program"
+        explanation = (
+            f"{_WHY_CHECKED}, and a program allowed to use {what} could read or change files on "
+            "this computer. Only tensor maths, plain Python and print are allowed, so nothing ran."
+        )
+        fix = f"Remove {what} from {place}; build data with `torch.tensor(...)` and show "
+        fix += "values with `print(...)`."
+        exception = None
+    else:
+        raise ValueError(f"unknown refusal kind {kind!r}")
+    return Explanation(
+        kind=kind,
+        message=message,
+        explanation=explanation,
+        fix=fix,
+        line=line,
+        column=column,
+        severity="error",
+        exception=exception,
+    )
+
+
+# What a runaway looks like from the user's side, when Python has a name for it.
+_RUNAWAY_EXCEPTION = {"memory": "MemoryError", "recursion": "RecursionError"}
+
+
+def explain_runaway(
+    reason: str,
+    *,
+    seconds: float | None = None,
+    line: int | None = None,
+) -> Explanation:
+    """Explain why the app stopped a program that ran away.
+
+    Parameters
+    ----------
+    reason
+        ``"time"`` (over the time limit), ``"memory"`` (a tensor too large), ``"recursion"``
+        (recursed too deep) or ``"output"`` (printed too much).
+    seconds
+        The time limit that was exceeded, for ``"time"``.
+    line
+        The line it was running when stopped, if known.
+
+    Returns
+    -------
+    Explanation
+        ``kind="runaway-code"``; ``message`` is a plain sentence (there is no torch text).
+
+    Raises
+    ------
+    ValueError
+        If ``reason`` is not one of the four above.
+    """
+    if reason not in RUNAWAY_TEXT:
+        raise ValueError(
+            f"unknown runaway reason {reason!r}; expected one of {sorted(RUNAWAY_TEXT)}"
+        )
+    message, explanation, fix = RUNAWAY_TEXT[reason]
+    limit = f"{seconds:g} seconds" if seconds is not None else "its time limit"
+    return Explanation(
+        kind="runaway-code",
+        message=message.format(seconds=limit),
+        explanation=explanation,
+        fix=fix,
+        line=line,
+        severity="error",
+        exception=_RUNAWAY_EXCEPTION.get(reason),
+    )

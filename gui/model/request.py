@@ -1,0 +1,72 @@
+"""What the engine is asked to do: a program, leaf values, the output and backward steps.
+
+These are inputs (the session file and the window build them); :mod:`gui.model.result`
+holds the outputs. Both are plain frozen data so they cross the process boundary as is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gui.model.result import Explanation, NestedValues, RunResult
+
+DEFAULT_SEED = 0
+DEFAULT_TIME_LIMIT_SECONDS = 1.5
+
+
+@dataclass(frozen=True)
+class BackwardStep:
+    """One ``output.backward(gradient, retain_graph=..., create_graph=...)`` call.
+
+    ``gradient`` is ``None`` for the implicit ``1`` of a scalar output, else a number or a
+    nested list that is turned into a tensor of the output's dtype *without* reshaping, so
+    a wrong shape meets torch's own error. ``zero_grad`` zeroes every leaf's ``.grad``
+    before the call (otherwise gradients accumulate, as in torch).
+    """
+
+    gradient: NestedValues | None = None
+    retain_graph: bool = False
+    zero_grad: bool = False
+    create_graph: bool = False
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """Everything needed to run a program once, deterministically.
+
+    ``values`` overrides leaf values by variable name (the override wins over the code);
+    ``output`` names the tensor the ``steps`` differentiate (``None``: the tensor the code
+    last called backward on, else the last tensor it assigned that has a ``grad_fn``).
+    ``steps`` run after the program's own code, in order; ``None`` means "one implicit step
+    unless the code already calls backward itself". ``retain_grad`` names intermediate
+    tensors whose ``.grad`` should be kept (``tensor.retain_grad()`` right after assignment).
+    ``zero_grad_after`` zeroes every leaf's ``.grad`` after the steps (the window's "Zero
+    grad" button, pressed after the last backward call).
+    """
+
+    code: str
+    values: dict[str, NestedValues] = field(default_factory=dict)
+    output: str | None = None
+    steps: tuple[BackwardStep, ...] | None = None
+    seed: int = DEFAULT_SEED
+    retain_grad: tuple[str, ...] = ()
+    time_limit: float = DEFAULT_TIME_LIMIT_SECONDS
+    zero_grad_after: bool = False
+
+
+def failed_result(request: RunRequest, error: Explanation, elapsed: float = 0.0) -> RunResult:
+    """A result that holds only an error: what the app shows when nothing could run."""
+    return RunResult(
+        tensors={},
+        leaves=(),
+        output=None,
+        output_value=None,
+        output_grad_fn=None,
+        graph=None,
+        steps=(),
+        printed=(),
+        error=error,
+        warnings=(),
+        seed=request.seed,
+        elapsed_seconds=elapsed,
+    )

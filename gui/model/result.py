@@ -1,0 +1,257 @@
+"""Plain data that leaves the engine: no torch objects, only numbers, strings and tuples.
+
+Everything here is a frozen dataclass so a result can cross a process boundary (pickle),
+be written to JSON (:func:`to_jsonable`), and be handed to widgets without anyone being
+able to change it behind the engine's back.
+
+Nested tensor values are stored as nested lists of Python numbers, exactly what
+``tensor.tolist()`` returns; non-finite floats stay floats here and become strings only
+when written to JSON (see :mod:`gui.model.export.result_json`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+NestedValues = Any  # float | int | bool | complex | list[NestedValues]
+
+
+@dataclass(frozen=True)
+class TensorSummary:
+    """Statistics of a tensor too large to show element by element."""
+
+    minimum: float
+    maximum: float
+    mean: float
+    norm: float
+
+
+@dataclass(frozen=True)
+class TensorData:
+    """A detached copy of one tensor's numbers.
+
+    ``values`` is ``tensor.tolist()`` when the tensor has at most
+    :data:`FULL_VALUES_LIMIT` elements, otherwise ``None`` and only ``summary`` is set.
+    """
+
+    shape: tuple[int, ...]
+    dtype: str
+    values: NestedValues | None
+    summary: TensorSummary | None = None
+
+    @property
+    def numel(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+
+FULL_VALUES_LIMIT = 4096
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """An error or warning in plain words.
+
+    ``message`` is the exact text torch (or Python) produced; ``explanation`` says why it
+    happens in words a learner follows; ``fix`` is one concrete change to make.
+    ``kind`` is a stable identifier (``"non-scalar-backward"``, ``"unsafe-code"``...) that
+    tests and widgets can switch on.
+    """
+
+    kind: str
+    message: str
+    explanation: str
+    fix: str
+    line: int | None = None
+    column: int | None = None
+    severity: Literal["error", "warning"] = "error"
+    exception: str | None = None  # exception or warning class name, e.g. "RuntimeError"
+
+
+@dataclass(frozen=True)
+class SavedValue:
+    """One thing a backward node saved during the forward pass (``_saved_<name>``).
+
+    Tensors come with their numbers in ``tensor``; other attributes (an exponent, a dim,
+    an alpha) in ``value``. ``refers_to`` names the user's variable when the saved tensor
+    is that very tensor object. ``freed`` is true when torch had already released it.
+    """
+
+    name: str
+    tensor: TensorData | None = None
+    value: Any = None
+    refers_to: str | None = None
+    freed: bool = False
+
+
+NodeKind = Literal["function", "leaf", "constant", "saved", "output"]
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    """One box in the autograd graph.
+
+    ``key`` is structural (breadth-first position from the output plus the class name), so the
+    same program gives the same keys whatever the input values. ``name`` is torch's class name
+    for function and leaf nodes (``PowBackward0``, ``AccumulateGrad``) and the kind otherwise.
+    ``label`` is what to print: the user's variable name where there is one.
+    ``owner`` links a saved or constant node to the function node it belongs to.
+    """
+
+    key: str
+    name: str
+    label: str
+    kind: NodeKind
+    var: str | None = None
+    value: TensorData | None = None
+    saved: tuple[SavedValue, ...] = ()
+    owner: str | None = None
+    output_count: int = 1
+
+
+@dataclass(frozen=True)
+class GraphEdge:
+    """An edge in the forward direction: ``source`` feeds ``target``.
+
+    For an edge between function/leaf nodes, ``input_index`` is the position in the target's
+    ``next_functions``: the gradient flowing back along it is the target's ``leaving[input_index]``.
+    """
+
+    source: str
+    target: str
+    kind: Literal["data", "saved", "constant", "output"] = "data"
+    input_index: int | None = None
+
+
+@dataclass(frozen=True)
+class Graph:
+    """The autograd graph of one tensor, walked from its ``grad_fn``.
+
+    ``structure_key`` changes exactly when nodes or edges change (not when values change),
+    so a view relayouts only when it changes.
+    """
+
+    nodes: tuple[GraphNode, ...]
+    edges: tuple[GraphEdge, ...]
+    root: str | None
+    structure_key: str
+    truncated: bool = False
+
+    def node(self, key: str) -> GraphNode:
+        for n in self.nodes:
+            if n.key == key:
+                return n
+        raise KeyError(key)
+
+
+@dataclass(frozen=True)
+class NodeFlow:
+    """Gradients seen at one function/leaf node during one backward call.
+
+    ``arriving``: gradient w.r.t. the node's outputs (what its prehook sees).
+    ``leaving``: gradient w.r.t. each of its inputs, in ``next_functions`` order (``None``
+    where an input needs no gradient). For ``AccumulateGrad`` nodes ``leaving`` is empty and
+    ``arriving[0]`` is what gets added to the leaf's ``.grad``.
+    ``order`` is when the node ran in this backward pass (0 = first).
+    """
+
+    arriving: tuple[TensorData | None, ...]
+    leaving: tuple[TensorData | None, ...]
+    order: int
+
+
+@dataclass(frozen=True)
+class JacobianCheck:
+    """The Jacobian of a step's tensor w.r.t. one leaf, and the check ``grad == J^T v``.
+
+    ``matrix`` has shape ``(output numel, leaf numel)``; ``vjp`` is ``J^T v`` reshaped like the
+    leaf; ``contribution`` is what this backward added to the leaf's ``.grad``.
+    """
+
+    leaf: str
+    matrix: NestedValues
+    vjp: NestedValues
+    contribution: NestedValues | None
+    matches: bool
+    max_abs_difference: float | None
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One call of ``backward``: where it came from, what it was given, what it did.
+
+    ``source`` is ``"code"`` when the user's program called it (``line`` says where) and
+    ``"session"`` when it came from the session's backward list. ``gradient`` is the seed
+    ``v`` as given (``None`` for the implicit 1 of a scalar output). ``zero_grad`` is true
+    when the leaves' gradients were zeroed (or set to None) since the previous step.
+    """
+
+    index: int
+    source: Literal["code", "session"]
+    line: int | None
+    tensor: str | None
+    gradient: TensorData | None
+    retain_graph: bool
+    create_graph: bool
+    zero_grad: bool
+    grads_before: dict[str, TensorData | None]
+    grads_after: dict[str, TensorData | None]
+    flows: dict[str, NodeFlow] = field(default_factory=dict)
+    graph: Graph | None = None
+    jacobians: tuple[JacobianCheck, ...] = ()
+    jacobian_note: str | None = None
+    error: Explanation | None = None
+    details_dropped: bool = False
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """A tensor the user's program bound to a name, as it was when the program finished."""
+
+    name: str
+    value: TensorData
+    requires_grad: bool
+    is_leaf: bool
+    grad_fn: str | None
+    grad: TensorData | None
+    retains_grad: bool
+    line: int | None
+    grad_warning: Explanation | None = None
+
+
+@dataclass(frozen=True)
+class PrintedLine:
+    """Text the program printed, with the line that printed it and the steps done before it."""
+
+    line: int | None
+    text: str
+    after_step: int
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Everything one run of a program produced.
+
+    ``tensors`` holds every named tensor in the order the program first bound them; ``leaves``
+    names those that are leaves requiring grad. ``output`` names the tensor differentiated by
+    the session's steps (``None`` if it has no name, e.g. ``(x**2).sum().backward()``);
+    ``graph`` is its autograd graph, walked before any backward freed it.
+    ``error`` is the first error that stopped the run (the program stops there, as Python would).
+    """
+
+    tensors: dict[str, TensorInfo]
+    leaves: tuple[str, ...]
+    output: str | None
+    output_value: TensorData | None
+    output_grad_fn: str | None
+    graph: Graph | None
+    steps: tuple[StepRecord, ...]
+    printed: tuple[PrintedLine, ...]
+    error: Explanation | None
+    warnings: tuple[Explanation, ...]
+    seed: int
+    output_truncated: bool = False
+    elapsed_seconds: float = 0.0

@@ -1,0 +1,71 @@
+"""The generated script, run with plain python, prints the gradients the engine computed."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gui.model.engine.run import run_program
+from gui.model.export.script import GRADS_HEADER, plain_script
+from gui.model.request import BackwardStep, RunRequest
+from gui.model.session.file_format import load_session
+from gui.resources import lesson_paths
+
+
+def printed_grads(script: str, tmp_path: Path) -> dict[str, object]:
+    path = tmp_path / "script.py"
+    path.write_text(script)
+    proc = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    grads = {}
+    for line in lines[lines.index(GRADS_HEADER) + 1 :]:
+        name, value = line.split(".grad = ", 1)
+        grads[name] = ast.literal_eval(value)
+    return grads
+
+
+GOOD_LESSONS = [p for p in lesson_paths() if "old-tutorial" not in p.name]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", GOOD_LESSONS, ids=lambda p: p.stem)
+def test_lesson_scripts_print_the_engines_gradients(path: Path, tmp_path: Path) -> None:
+    request = load_session(path).request()
+    result = run_program(request)
+    assert result.error is None
+    grads = printed_grads(plain_script(request, result), tmp_path)
+    assert grads == {name: result.tensors[name].grad.values for name in result.leaves}  # type: ignore[union-attr]
+
+
+@pytest.mark.slow
+def test_script_applies_values_retain_grad_and_zeroing(tmp_path: Path) -> None:
+    request = RunRequest(
+        code="from __future__ import annotations\nx = torch.randn(2, 2, requires_grad=True)\ny = (\n    2 * x\n)\nz = y ** 3\n",
+        values={"x": [[0.1, -0.2], [0.3, 0.4]]},
+        steps=(
+            BackwardStep(gradient=[[1.0, 0.0], [1.0, 0.0]], retain_graph=True),
+            BackwardStep(gradient=[[0.0, 1.0], [0.0, 1.0]], retain_graph=True, zero_grad=True),
+        ),
+        retain_grad=("y",),
+        seed=5,
+    )
+    result = run_program(request)
+    script = plain_script(request, result)
+    assert script.startswith("from __future__ import annotations\n")
+    assert "y.retain_grad()" in script
+    grads = printed_grads(script, tmp_path)
+    assert grads == {"x": result.tensors["x"].grad.values}  # type: ignore[union-attr]
+
+
+def test_script_reproduces_an_error_as_code() -> None:
+    path = next(p for p in lesson_paths() if "old-tutorial" in p.name)
+    request = load_session(path).request()
+    script = plain_script(dataclasses.replace(request), run_program(request))
+    assert "z.backward(T.FloatTensor([1]))" in script
+    compile(script, "script.py", "exec")

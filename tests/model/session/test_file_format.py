@@ -1,0 +1,128 @@
+"""Session files: valid ones load, bad ones are refused naming the field, saves are atomic."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gui.model.request import BackwardStep
+from gui.model.session.file_format import (
+    FORMAT,
+    Session,
+    SessionFileError,
+    load_session,
+    parse_session,
+    save_session,
+    session_to_dict,
+)
+from gui.resources import lesson_paths
+
+
+def doc(**fields: object) -> str:
+    return json.dumps({"format": FORMAT, "code": "x = tensor(1., requires_grad=True)\n", **fields})
+
+
+def test_every_lesson_is_a_valid_session() -> None:
+    paths = lesson_paths()
+    assert len(paths) >= 7
+    for path in paths:
+        session = load_session(path)
+        assert session.title and session.notes and session.code
+
+
+def test_full_session_parses() -> None:
+    session = parse_session(
+        doc(
+            values={"x": 2.5},
+            output="x",
+            backward=[
+                {
+                    "gradient": [[1, 0]],
+                    "retain_graph": True,
+                    "zero_grad": True,
+                    "create_graph": False,
+                },
+                {},
+            ],
+            seed=3,
+            retain_grad=["y"],
+            title="t",
+            notes="n",
+        )
+    )
+    assert session.values == {"x": 2.5} and session.output == "x" and session.seed == 3
+    assert session.backward == (BackwardStep([[1, 0]], True, True, False), BackwardStep())
+    request = session.request()
+    assert request.steps == session.backward and request.retain_grad == ("y",)
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        (doc(colour="red"), "colour"),
+        (json.dumps({"code": "x = 1"}), "format"),
+        (json.dumps({"format": "autograd-explorer/9", "code": ""}), "format"),
+        (json.dumps({"format": FORMAT}), "code"),
+        (doc(code=5), "code"),
+        (doc(values=[1, 2]), "values"),
+        (doc(values={"x": "big"}), "values.x"),
+        (doc(values={"x": [1, [2, True]]}), "values.x[1][1]"),
+        (doc(values={"not a name": 1}), "values"),
+        (doc(output=3), "output"),
+        (doc(backward={"gradient": 1}), "backward"),
+        (doc(backward=[5]), "backward[0]"),
+        (doc(backward=[{"gradient": "ones"}]), "backward[0].gradient"),
+        (doc(backward=[{}, {"retain_graph": "yes"}]), "backward[1].retain_graph"),
+        (doc(backward=[{"gradeint": 1}]), "backward[0].gradeint"),
+        (doc(seed=-1), "seed"),
+        (doc(seed=1.5), "seed"),
+        (doc(retain_grad="y"), "retain_grad"),
+        (doc(title=["a"]), "title"),
+    ],
+)
+def test_bad_fields_are_refused_by_name(text: str, field: str) -> None:
+    with pytest.raises(SessionFileError) as err:
+        parse_session(text)
+    assert str(err.value).startswith(field), str(err.value)
+
+
+@pytest.mark.parametrize("text", ["{", "[1, 2]", '{"format": NaN}', ""])
+def test_malformed_json_is_refused(text: str) -> None:
+    with pytest.raises(SessionFileError):
+        parse_session(text)
+
+
+def test_unreadable_files_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(SessionFileError, match="cannot read"):
+        load_session(tmp_path / "missing.json")
+    binary = tmp_path / "bin.json"
+    binary.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(SessionFileError, match="UTF-8"):
+        load_session(binary)
+    with pytest.raises(SessionFileError, match="cannot read"):
+        load_session(tmp_path)
+
+
+def test_save_round_trips_and_keeps_the_old_file_on_failure(tmp_path: Path) -> None:
+    session = Session(
+        code="x = tensor(1., requires_grad=True)\n",
+        values={"x": 0.5},
+        backward=(BackwardStep(gradient=2.0),),
+        title="mine",
+    )
+    path = tmp_path / "s.json"
+    save_session(session, path)
+    assert load_session(path) == session
+    before = path.read_text()
+    broken = Session(code="x", values={"x": float("nan")})
+    with pytest.raises(ValueError):
+        save_session(broken, path)
+    assert path.read_text() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["s.json"], "no temporary file left behind"
+
+
+def test_defaults_are_not_written() -> None:
+    data = session_to_dict(Session(code="c"))
+    assert data == {"format": FORMAT, "code": "c", "seed": 0}
