@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from gui.model.engine.run import run_program
 from gui.model.engine_process import EngineProcess
-from gui.model.request import RunRequest
+from gui.model.request import Program, RunRequest
 from gui.model.session.file_format import load_session
 from gui.resources import lesson_paths
 
@@ -41,8 +41,8 @@ def main() -> None:
     args = parser.parse_args()
     cases = [(p.stem, load_session(p).request()) for p in lesson_paths()]
     cases += [
-        ("synthetic 400-op chain", RunRequest(code=CHAIN_200)),
-        ("synthetic 2000-op chain", RunRequest(code=CHAIN_2000, time_limit=10)),
+        ("synthetic 400-op chain", RunRequest(Program(code=CHAIN_200))),
+        ("synthetic 2000-op chain", RunRequest(Program(code=CHAIN_2000), time_limit=10)),
     ]
     engine = EngineProcess()
     engine.start()

@@ -7,7 +7,6 @@ server or in CI without a display or GL libraries. ``--export`` writes ``result.
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -17,7 +16,7 @@ from gui.model.export.files import write_export
 from gui.model.export.script import plain_script
 from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS
 from gui.model.result import RunResult
-from gui.model.session.file_format import SessionFileError, load_session
+from gui.model.session import Document, SessionFileError, load_session
 from gui.model.tensor_format import format_tensor
 from gui.resources import default_lesson
 
@@ -31,6 +30,15 @@ def _one_line(message: str, stream: TextIO) -> None:
     print(" ".join(message.split()), file=stream)
 
 
+def run_once(document: Document, time_limit: float) -> RunResult:
+    """Run ``document`` in an engine process of its own, stopped afterwards."""
+    engine = EngineProcess()
+    try:
+        return engine.run(document.request(time_limit))
+    finally:
+        engine.close()
+
+
 def export_session(
     session_path: str,
     out_dir: str,
@@ -39,23 +47,18 @@ def export_session(
 ) -> int:
     """Run ``session_path`` headless into ``out_dir``; return the process exit status."""
     try:
-        session = load_session(session_path)
+        document = load_session(session_path)
     except SessionFileError as exc:
         _one_line(f"error: {exc}", stderr)
         return EXIT_BAD_INPUT
-    refused = refusal(session.code)
+    refused = refusal(document.program.code)
     if refused is not None:
         where = f"line {refused.line}" + (f", column {refused.column}" if refused.column else "")
         _one_line(f"error: {session_path}: code refused at {where}: {refused.message}", stderr)
         return EXIT_BAD_INPUT
-    request = dataclasses.replace(session.request(), time_limit=time_limit)
-    engine = EngineProcess()
+    result = run_once(document, time_limit)
     try:
-        result = engine.run(request)
-    finally:
-        engine.close()
-    try:
-        write_export(result, plain_script(request, result), Path(out_dir))
+        write_export(result, plain_script(document.program, result), Path(out_dir))
     except OSError as exc:
         print(f"error: cannot write to {out_dir}: {exc.strerror or exc}", file=stderr)
         return EXIT_CANNOT_WRITE
@@ -105,16 +108,12 @@ def summarize(
     """Run the session at ``path`` (default: the welcome lesson) and print :func:`report`."""
     session_path = path or str(default_lesson())
     try:
-        session = load_session(session_path)
+        document = load_session(session_path)
     except SessionFileError as exc:
         print(f"error: {exc}", file=stderr)
         return EXIT_BAD_INPUT
-    engine = EngineProcess()
-    try:
-        result = engine.run(dataclasses.replace(session.request(), time_limit=time_limit))
-    finally:
-        engine.close()
-    if session.title:
-        print(f"# {session.title}", file=stdout)
+    result = run_once(document, time_limit)
+    if document.title:
+        print(f"# {document.title}", file=stdout)
     print(report(result), file=stdout)
     return EXIT_OK

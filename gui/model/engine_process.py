@@ -96,7 +96,7 @@ class EngineProcess:
 
     def run(self, request: RunRequest) -> RunResult:
         """Run ``request`` with its time limit; never raises for problems in the user's code."""
-        refused = refusal(request.code)
+        refused = refusal(request.program.code)
         if refused is not None:
             return failed_result(request, refused)
         with self._lock:

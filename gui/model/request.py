@@ -1,4 +1,4 @@
-"""What the engine is asked to do: a program, leaf values, the output and backward steps.
+"""What the engine is asked to do: a program (code, leaf values, output, backward steps).
 
 These are inputs (the session file and the window build them); :mod:`gui.model.result`
 holds the outputs. Both are plain frozen data so they cross the process boundary as is.
@@ -31,8 +31,8 @@ class BackwardStep:
 
 
 @dataclass(frozen=True)
-class RunRequest:
-    """Everything needed to run a program once, deterministically.
+class Program:
+    """What one run computes: the code and everything a session sets around it.
 
     ``values`` overrides leaf values by variable name (the override wins over the code);
     ``output`` names the tensor the ``steps`` differentiate (``None``: the tensor the code
@@ -40,8 +40,9 @@ class RunRequest:
     ``steps`` run after the program's own code, in order; ``None`` means "one implicit step
     unless the code already calls backward itself". ``retain_grad`` names intermediate
     tensors whose ``.grad`` should be kept (``tensor.retain_grad()`` right after assignment).
-    ``zero_grad_after`` zeroes every leaf's ``.grad`` after the steps (the window's "Zero
-    grad" button, pressed after the last backward call).
+
+    The one schema of a program: a session file holds one (:mod:`gui.model.session.document`),
+    the window edits one (:mod:`gui.model.session.state`) and the engine runs one.
     """
 
     code: str
@@ -50,6 +51,18 @@ class RunRequest:
     steps: tuple[BackwardStep, ...] | None = None
     seed: int = DEFAULT_SEED
     retain_grad: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """Everything needed to run a program once, deterministically: what crosses to the child.
+
+    ``time_limit`` is how long the code may run before it is stopped; ``zero_grad_after``
+    zeroes every leaf's ``.grad`` after the steps (the window's "Zero grad" button, pressed
+    after the last backward call).
+    """
+
+    program: Program
     time_limit: float = DEFAULT_TIME_LIMIT_SECONDS
     zero_grad_after: bool = False
 
@@ -67,6 +80,6 @@ def failed_result(request: RunRequest, error: Explanation, elapsed: float = 0.0)
         printed=(),
         error=error,
         warnings=(),
-        seed=request.seed,
+        seed=request.program.seed,
         elapsed_seconds=elapsed,
     )

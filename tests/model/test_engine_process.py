@@ -7,7 +7,7 @@ import time
 import pytest
 
 from gui.model.engine_process import EngineProcess
-from gui.model.request import RunRequest
+from gui.model.request import Program, RunRequest
 
 OK = "x = tensor([3., 4., 10.], requires_grad=True)\ny = (x ** 2).sum()\n"
 
@@ -32,7 +32,7 @@ def test_runaway_code_is_stopped_and_the_engine_carries_on(
     code, reason = RUNAWAY[name]
     engine_process.start()  # a replacement child may still be importing torch: not the code's time
     started = time.monotonic()
-    result = engine_process.run(RunRequest(code=code))
+    result = engine_process.run(RunRequest(Program(code=code)))
     # The 2 s promise is about the code's own time (the engine's clock, from request to stop);
     # the wall-clock bound only catches a hang, since a fresh child's start-up is included.
     assert result.elapsed_seconds < 2.0
@@ -41,7 +41,7 @@ def test_runaway_code_is_stopped_and_the_engine_carries_on(
     assert result.error.kind == "runaway-code", result.error
     if reason is not None:
         assert reason in (result.error.message + result.error.explanation).lower()
-    after = engine_process.run(RunRequest(code=OK))
+    after = engine_process.run(RunRequest(Program(code=OK)))
     assert after.error is None
     assert after.tensors["x"].grad is not None and after.tensors["x"].grad.values == [
         6.0,
@@ -51,13 +51,15 @@ def test_runaway_code_is_stopped_and_the_engine_carries_on(
 
 
 def test_refused_code_never_reaches_the_child(engine_process: EngineProcess) -> None:
-    result = engine_process.run(RunRequest(code="import os\nos.system('touch /tmp/owned')\n"))
+    result = engine_process.run(
+        RunRequest(Program(code="import os\nos.system('touch /tmp/owned')\n"))
+    )
     assert result.error is not None and result.error.kind == "unsafe-code"
     assert result.error.line == 1
 
 
 def test_results_cross_the_process_boundary(engine_process: EngineProcess) -> None:
-    result = engine_process.run(RunRequest(code=OK))
+    result = engine_process.run(RunRequest(Program(code=OK)))
     assert result.graph is not None and result.steps[0].flows
 
 
@@ -65,8 +67,7 @@ def test_results_cross_the_process_boundary(engine_process: EngineProcess) -> No
 def test_a_large_tensor_is_summarised_not_copied(engine_process: EngineProcess) -> None:
     result = engine_process.run(
         RunRequest(
-            code="x = torch.ones(8000, 8000, requires_grad=True)\ny = (x * 2).sum()\n",
-            # Summarising 64M elements several times takes ~10 s on one busy core.
+            Program(code="x = torch.ones(8000, 8000, requires_grad=True)\ny = (x * 2).sum()\n"),
             time_limit=60,
         )
     )
@@ -88,6 +89,6 @@ def test_an_engine_failure_is_reported_and_the_child_keeps_serving(
         raise ValueError("boom")
 
     monkeypatch.setattr("gui.model.engine.run.run_program", broken)
-    result = worker._answer(RunRequest(code=OK))
+    result = worker._answer(RunRequest(Program(code=OK)))
     assert result.error is not None and result.error.kind == "engine-error"
     assert "boom" in result.error.message

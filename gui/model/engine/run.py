@@ -1,7 +1,8 @@
 """Run a user's program with real torch and record everything, as plain data.
 
-This module runs inside the engine's child process (see :mod:`gui.model.engine_process`), but it is
-an ordinary function, so tests can call it in-process: ``run_program(RunRequest(code=...))``.
+This module runs inside the engine's child process (see :mod:`gui.model.engine_process`), but
+it is an ordinary function, so tests can call it in-process:
+``run_program(RunRequest(Program(code=...)))``.
 
 How a run goes:
 
@@ -62,11 +63,14 @@ class _Run:
 
     def __init__(self, request: RunRequest) -> None:
         self.request = request
-        self.lines = request.code.splitlines()
+        self.program = request.program
+        self.lines = request.program.code.splitlines()
         self.namespace: dict[str, Any] = {}
         self.naming = Naming()
         self.recorder = ForwardRecorder(self.naming)
-        self.bindings = Bindings(self.namespace, self.naming, request.values, request.retain_grad)
+        self.bindings = Bindings(
+            self.namespace, self.naming, request.program.values, request.program.retain_grad
+        )
         self.steps: list[RecordedStep] = []
         self.walked_nodes = 0  # graph nodes recorded across steps, for the detail budget
         self.printed = PrintCapture(lambda: len(self.steps))
@@ -263,7 +267,7 @@ class _Run:
 
     def choose_output(self) -> tuple[torch.Tensor | None, str | None, Explanation | None]:
         """The tensor the session's steps differentiate, its name, or why there is none."""
-        wanted = self.request.output
+        wanted = self.program.output
         if wanted is not None:
             value = self.bindings.tensor(wanted)
             if value is not None:
@@ -378,7 +382,8 @@ def run_program(request: RunRequest) -> RunResult:
     """
     started = time.perf_counter()
     run = _Run(request)
-    statements = _compiled(request.code)
+    program = request.program
+    statements = _compiled(program.code)
     if isinstance(statements, safety.CodeRefused):
         refused = statements
         refusal = explain.explain_refusal(
@@ -391,7 +396,7 @@ def run_program(request: RunRequest) -> RunResult:
         return _result(run, None, None, None, refusal, started)
     # The child process is reused: undo what a previous program may have set.
     # (CPU generator only: torch.manual_seed also formats a stack trace for CUDA, costing ms.)
-    torch.default_generator.manual_seed(request.seed)
+    torch.default_generator.manual_seed(program.seed)
     torch.set_printoptions(profile="default")
     with warnings.catch_warnings():
         warnings.simplefilter("always")
@@ -402,7 +407,7 @@ def run_program(request: RunRequest) -> RunResult:
         if error is None:
             error = output_error
         if error is None and output is not None:
-            steps = request.steps
+            steps = program.steps
             if steps is None:
                 steps = () if run.steps else (BackwardStep(),)
             error = run.run_session_steps(output, name, steps)
@@ -439,7 +444,7 @@ def _result(
             *run.warned.explained,
             *((NO_TENSOR,) if output is None and error is None else ()),
         ),
-        seed=run.request.seed,
+        seed=run.program.seed,
         output_truncated=run.printed.truncated,
         elapsed_seconds=time.perf_counter() - started,
     )

@@ -12,7 +12,7 @@ import pickle
 from multiprocessing.connection import Connection
 
 from gui.model import explain
-from gui.model.request import RunRequest, failed_result
+from gui.model.request import Program, RunRequest, failed_result
 from gui.model.result import Explanation, RunResult
 
 # Room for tensors on top of what importing torch already reserved. Big enough for any
@@ -73,7 +73,7 @@ def serve(conn: Connection) -> None:
     _limit_memory()
     # torch imports more of itself (sympy among it) on the first backward call: pay for that
     # now, while the app starts, not out of the first program's time limit.
-    _answer(RunRequest(code=WARM_UP_PROGRAM))
+    _answer(RunRequest(Program(code=WARM_UP_PROGRAM)))
     # Collector pauses made one run in twenty several times slower (a dragged slider
     # stutters). Reference counting frees almost everything a run makes, so the cycle
     # collector runs only when the app pauses between requests, or every so many runs.

@@ -11,12 +11,12 @@ import json
 import math
 import os
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gui.model.request import DEFAULT_SEED, BackwardStep, RunRequest
+from gui.model.request import DEFAULT_SEED, BackwardStep, Program
 from gui.model.result import NestedValues
+from gui.model.session.document import Document
 
 FORMAT = "autograd-explorer/1"
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -39,36 +39,7 @@ class SessionFileError(ValueError):
     """A session file that cannot be used; the message says which field and why."""
 
 
-@dataclass(frozen=True)
-class Session:
-    """The contents of a session file.
-
-    ``backward`` is ``None`` when the file has no ``"backward"`` field: one implicit step,
-    unless the code calls backward itself (see :class:`gui.model.request.RunRequest`).
-    """
-
-    code: str
-    values: dict[str, NestedValues] = field(default_factory=dict)
-    output: str | None = None
-    backward: tuple[BackwardStep, ...] | None = None
-    seed: int = DEFAULT_SEED
-    retain_grad: tuple[str, ...] = ()
-    title: str | None = None
-    notes: str | None = None
-
-    def request(self) -> RunRequest:
-        """What to ask the engine for this session."""
-        return RunRequest(
-            code=self.code,
-            values=dict(self.values),
-            output=self.output,
-            steps=self.backward,
-            seed=self.seed,
-            retain_grad=self.retain_grad,
-        )
-
-
-def load_session(path: str | os.PathLike[str]) -> Session:
+def load_session(path: str | os.PathLike[str]) -> Document:
     """Read and validate a session file; raise :class:`SessionFileError` if unusable."""
     p = Path(path)
     try:
@@ -87,7 +58,7 @@ def load_session(path: str | os.PathLike[str]) -> Session:
     return parse_session(text, source=str(p))
 
 
-def parse_session(text: str, source: str = "session") -> Session:
+def parse_session(text: str, source: str = "session") -> Document:
     """Validate the JSON text of a session; raise :class:`SessionFileError` if unusable."""
     try:
         data = json.loads(text, parse_constant=_refuse_constant)
@@ -108,7 +79,7 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not allowed in a session file (use a number)")
 
 
-def session_from_dict(data: dict[str, Any]) -> Session:
+def session_from_dict(data: dict[str, Any]) -> Document:
     """Validate an already-parsed session object."""
     unknown = sorted(set(data) - _TOP_FIELDS)
     if unknown:
@@ -130,16 +101,15 @@ def session_from_dict(data: dict[str, Any]) -> Session:
     retain = data.get("retain_grad", [])
     if not isinstance(retain, list) or not all(isinstance(n, str) for n in retain):
         raise SessionFileError("retain_grad: expected a list of tensor names")
-    return Session(
+    program = Program(
         code=code,
         values=values,
         output=output,
-        backward=_steps(data["backward"]) if "backward" in data else None,
+        steps=_steps(data["backward"]) if "backward" in data else None,
         seed=seed,
         retain_grad=tuple(retain),
-        title=_optional(data, "title", str),
-        notes=_optional(data, "notes", str),
     )
+    return Document(program, _optional(data, "title", str), _optional(data, "notes", str))
 
 
 def _expect(data: dict[str, Any], name: str, kind: type) -> Any:
@@ -222,19 +192,20 @@ def _kind(value: object) -> str:
     }.get(type(value), type(value).__name__)
 
 
-def session_to_dict(session: Session) -> dict[str, Any]:
-    """The JSON object for ``session``, with only the fields that differ from defaults."""
+def session_to_dict(document: Document) -> dict[str, Any]:
+    """The JSON object for ``document``, with only the fields that differ from defaults."""
     data: dict[str, Any] = {"format": FORMAT}
-    if session.title is not None:
-        data["title"] = session.title
-    if session.notes is not None:
-        data["notes"] = session.notes
-    data["code"] = session.code
-    if session.values:
-        data["values"] = session.values
-    if session.output is not None:
-        data["output"] = session.output
-    if session.backward is not None:
+    program = document.program
+    if document.title is not None:
+        data["title"] = document.title
+    if document.notes is not None:
+        data["notes"] = document.notes
+    data["code"] = program.code
+    if program.values:
+        data["values"] = program.values
+    if program.output is not None:
+        data["output"] = program.output
+    if program.steps is not None:
         data["backward"] = [
             {
                 "gradient": s.gradient,
@@ -242,18 +213,18 @@ def session_to_dict(session: Session) -> dict[str, Any]:
                 "zero_grad": s.zero_grad,
                 "create_graph": s.create_graph,
             }
-            for s in session.backward
+            for s in program.steps
         ]
-    data["seed"] = session.seed
-    if session.retain_grad:
-        data["retain_grad"] = list(session.retain_grad)
+    data["seed"] = program.seed
+    if program.retain_grad:
+        data["retain_grad"] = list(program.retain_grad)
     return data
 
 
-def save_session(session: Session, path: str | os.PathLike[str]) -> None:
-    """Write ``session`` atomically: the old file stays intact if anything fails."""
+def save_session(document: Document, path: str | os.PathLike[str]) -> None:
+    """Write ``document`` atomically: the old file stays intact if anything fails."""
     p = Path(path)
-    text = json.dumps(session_to_dict(session), indent=2, allow_nan=False) + "\n"
+    text = json.dumps(session_to_dict(document), indent=2, allow_nan=False) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or ".")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

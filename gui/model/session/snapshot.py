@@ -1,74 +1,42 @@
 """What the panels render: one frozen :class:`Snapshot` of the session per change.
 
-A snapshot holds the session's state (code, leaf values, slider ranges, backward calls) and
-the last result, plus derived views the panels share (the step the graph shows, each
-leaf's ``.grad``, the one colour scale of the picture), computed once per snapshot.
-Plain data only: no Qt, no torch.
+A snapshot holds the session's state (the document with its code, leaf values and backward
+calls; the slider ranges) and the last result, plus views the panels share (the step the
+graph shows, each leaf's ``.grad``, the one colour scale of the picture), computed once per
+shown result. Plain data only: no Qt, no torch.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
 
-from gui.model import nested
 from gui.model.drawing.layout import GraphLayout
 from gui.model.drawing.paint import Gradients, gradients, step_for_graph
-from gui.model.request import BackwardStep
+from gui.model.request import BackwardStep, Program
 from gui.model.result import Explanation, Graph, NestedValues, RunResult, StepRecord, TensorData
-
-# The key under which the gradient sliders' range is kept next to the leaves' ranges; not
-# an identifier, so it can never clash with a variable name.
-GRADIENT_RANGE = "@gradient"
-FixKind = Literal["sum", "mean", "ones_like", "retain_graph"]
-Preset = Literal["ones", "zeros", "one_hot", "scale"]
-# The one-click fixes offered for an error a session backward call ran into.
-FIXES: dict[str, tuple[FixKind, ...]] = {
-    "non-scalar-backward": ("sum", "mean", "ones_like"),
-    "backward-twice": ("retain_graph",),
-}
+from gui.model.session import steps as backward_steps
+from gui.model.session.fixes import FixKind, fixes_for
+from gui.model.session.ranges import GRADIENT_RANGE, InputRange, default_range
+from gui.model.session.state import SessionState
 
 
-@dataclass(frozen=True)
-class InputRange:
-    """A slider's range and step for one tensor."""
+class ResultViews:
+    """Views derived from one shown result, shared by every snapshot that shows it.
 
-    low: float
-    high: float
-    step: float
+    A slider tick emits a snapshot for the change and one for its result; what the panels
+    derive from the result (the gradients painted on the graph, per shown step) is computed
+    once, not again for each of them.
+    """
 
-    def __post_init__(self) -> None:
-        values = (self.low, self.high, self.step)
-        if not all(math.isfinite(v) for v in values):
-            raise ValueError("a range needs finite numbers")
-        if not self.low < self.high:
-            raise ValueError(f"the low end {self.low:g} must be below the high end {self.high:g}")
-        if not 0 < self.step <= self.high - self.low:
-            raise ValueError(f"the step {self.step:g} must be positive and fit in the range")
+    def __init__(self) -> None:
+        self._paint: dict[int | None, Gradients] = {}
 
-
-def _nice_ceiling(value: float) -> float:
-    """The smallest of 1, 2, 5 × 10^k that is at least ``value``."""
-    exponent = math.floor(math.log10(value))
-    for mantissa in (1.0, 2.0, 5.0, 10.0):
-        candidate = mantissa * 10.0**exponent
-        if candidate >= value * (1 - 1e-12):
-            return candidate
-    return 10.0 ** (exponent + 1)
-
-
-def default_range(values: NestedValues | None) -> InputRange:
-    """A symmetric range that holds ``values`` with room to move: [1, 2, 3] gets ±5 by 0.005."""
-    finite = [
-        abs(float(v))
-        for v in (nested.flatten(values) if values is not None else [])
-        if isinstance(v, int | float) and math.isfinite(v)
-    ]
-    bound = _nice_ceiling(max([2.0, *(1.5 * v for v in finite)]))
-    return InputRange(-bound, bound, _nice_ceiling(bound / 1000))
+    def paint(self, selected_step: int | None, compute: Callable[[], Gradients]) -> Gradients:
+        if selected_step not in self._paint:
+            self._paint[selected_step] = compute()
+        return self._paint[selected_step]
 
 
 @dataclass(frozen=True)
@@ -80,20 +48,14 @@ class Snapshot:
     and ``warnings`` always belong to the newest run. ``stale`` says that ``result`` does not
     reflect the current state (a run is pending, the code is broken, or live is off).
     ``changes`` names what differs from the previous snapshot, so panels can skip work.
+    ``ranges`` holds every slider range in use: the user's own over the default ones.
     """
 
     generation: int
     changes: frozenset[str]
-    code: str
-    values: Mapping[str, NestedValues]
+    state: SessionState
     ranges: Mapping[str, InputRange]
-    output: str | None
-    steps: tuple[BackwardStep, ...] | None
-    zero_after: bool
-    one_off_zero: int | None
-    retain_grad: tuple[str, ...]
     live: bool
-    seed: int
     result: RunResult | None
     layout: GraphLayout | None
     error: Explanation | None
@@ -104,12 +66,48 @@ class Snapshot:
     selected_step: int | None
     show_saved: bool
     path: str | None
-    title: str | None
-    notes: str | None
     modified: bool
-    # Shared by every snapshot of the same shown result: the few expensive views derived
-    # from it are computed once, not again for each slider tick's change snapshot.
-    derived: dict[object, object] = field(default_factory=dict, compare=False, repr=False)
+    views: ResultViews = field(default_factory=ResultViews, compare=False, repr=False)
+
+    # -- the state, as panels read it --------------------------------------------------
+
+    @property
+    def program(self) -> Program:
+        return self.state.program
+
+    @property
+    def code(self) -> str:
+        return self.state.program.code
+
+    @property
+    def values(self) -> Mapping[str, NestedValues]:
+        """The leaf values the user set (overriding the code's)."""
+        return self.state.program.values
+
+    @property
+    def output(self) -> str | None:
+        """The tensor the user chose to differentiate (``None``: automatic)."""
+        return self.state.program.output
+
+    @property
+    def steps(self) -> tuple[BackwardStep, ...] | None:
+        return self.state.program.steps
+
+    @property
+    def retain_grad(self) -> tuple[str, ...]:
+        return self.state.program.retain_grad
+
+    @property
+    def zero_after(self) -> bool:
+        return self.state.zero_after
+
+    @property
+    def title(self) -> str | None:
+        return self.state.document.title
+
+    @property
+    def notes(self) -> str | None:
+        return self.state.document.notes
 
     # -- derived views, for panels ---------------------------------------------------
 
@@ -138,14 +136,13 @@ class Snapshot:
 
     @property
     def zero_each(self) -> bool:
-        """The "zero grads before each backward" option (a one-off "Zero grad" press that
-        zeroed before the last call does not count)."""
-        return self.current_step.zero_grad and self.one_off_zero != len(self.steps or ()) - 1
+        """The "zero grads before each backward" option (see :func:`.steps.zeroes_each`)."""
+        return backward_steps.zeroes_each(self.steps, self.state.one_off_zero)
 
     @property
     def current_step(self) -> BackwardStep:
         """The step the gradient and option controls edit: the last one."""
-        return self.steps[-1] if self.steps else BackwardStep()
+        return backward_steps.current_step(self.steps)
 
     @property
     def output_value(self) -> TensorData | None:
@@ -159,12 +156,12 @@ class Snapshot:
     @property
     def shown_step(self) -> StepRecord | None:
         """The backward step whose gradients the graph shows (the chosen one, else the last)."""
-        steps = () if self.result is None else self.result.steps
-        if not steps:
+        recorded = () if self.result is None else self.result.steps
+        if not recorded:
             return None
-        if self.selected_step is not None and 0 <= self.selected_step < len(steps):
-            return steps[self.selected_step]
-        return steps[-1]
+        if self.selected_step is not None and 0 <= self.selected_step < len(recorded):
+            return recorded[self.selected_step]
+        return recorded[-1]
 
     @cached_property
     def graph_step(self) -> StepRecord | None:
@@ -187,12 +184,9 @@ class Snapshot:
         graph = self.graph
         if graph is None:
             return None
-        key = ("paint", self.selected_step)
-        if key not in self.derived:
-            self.derived[key] = gradients(graph, self.graph_step, self.leaf_grads)
-        painted = self.derived[key]
-        assert isinstance(painted, Gradients)
-        return painted
+        return self.views.paint(
+            self.selected_step, lambda: gradients(graph, self.graph_step, self.leaf_grads)
+        )
 
     @cached_property
     def leaf_grads(self) -> dict[str, TensorData | None]:
@@ -211,24 +205,5 @@ class Snapshot:
 
     @property
     def fixes(self) -> tuple[FixKind, ...]:
-        """The one-click fixes that answer the newest error, if any.
-
-        Only errors of the session's own backward calls: the app cannot rewrite a
-        ``backward`` the user's code makes (the explanation's fix says what to change).
-        """
-        if self.error is None or self.result is None or not self.result.steps:
-            return ()
-        failed = self.result.steps[-1]
-        if failed.error is None or failed.source != "session":
-            return ()
-        return FIXES.get(self.error.kind, ())
-
-
-def fits(values: NestedValues | None, value_range: InputRange) -> bool:
-    """Whether every finite number of ``values`` lies in ``value_range``."""
-    flat = nested.flatten(values) if values is not None else []
-    return all(
-        value_range.low <= v <= value_range.high
-        for v in flat
-        if isinstance(v, int | float) and math.isfinite(v)
-    )
+        """The one-click fixes that answer the newest error, if any."""
+        return fixes_for(self.error, self.result)

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gui.model.engine.run import run_program
-from gui.model.request import BackwardStep, RunRequest
+from gui.model.request import BackwardStep, Program, RunRequest
 
 UNARY = [
     "({}).sin()",
@@ -71,7 +71,9 @@ def test_random_programs_match_plain_torch(
     expected = plain(code, x, w, seed)
     source = code.replace("XVALUES", "[0., 0., 0.]").replace("WVALUES", "[0., 0., 0.]")
     result = run_program(
-        RunRequest(code=source, values={"x": x, "w": w}, steps=(BackwardStep(gradient=seed),))
+        RunRequest(
+            Program(code=source, values={"x": x, "w": w}, steps=(BackwardStep(gradient=seed),))
+        )
     )
     assert result.error is None, (code, result.error)
     assert result.output_value is not None and result.output_value.values == expected["y"]

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from gui.model.engine.run import run_program
-from gui.model.request import BackwardStep, RunRequest
+from gui.model.request import BackwardStep, Program, RunRequest
 from tests.fixtures import approx
 
 CHAIN = "x = torch.randn(2, 2, requires_grad=True)\ny = 2 * x\nz = y ** 3\n"
@@ -24,7 +24,11 @@ def plain_chain(v: list[list[float]]) -> tuple[torch.Tensor, torch.Tensor, torch
 def test_graph_names_nodes_after_the_users_variables() -> None:
     result = run_program(
         RunRequest(
-            code=CHAIN, values={"x": X}, steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),)
+            Program(
+                code=CHAIN,
+                values={"x": X},
+                steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),),
+            )
         )
     )
     graph = result.graph
@@ -53,7 +57,11 @@ def test_graph_names_nodes_after_the_users_variables() -> None:
 def test_node_values_are_the_forward_results() -> None:
     result = run_program(
         RunRequest(
-            code=CHAIN, values={"x": X}, steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),)
+            Program(
+                code=CHAIN,
+                values={"x": X},
+                steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),),
+            )
         )
     )
     _, y, z = plain_chain([[1.0, 1.0], [1.0, 1.0]])
@@ -66,7 +74,9 @@ def test_node_values_are_the_forward_results() -> None:
 
 def test_flows_show_the_gradient_arriving_and_leaving_each_node() -> None:
     v = [[1.0, 0.0], [1.0, 0.0]]
-    result = run_program(RunRequest(code=CHAIN, values={"x": X}, steps=(BackwardStep(gradient=v),)))
+    result = run_program(
+        RunRequest(Program(code=CHAIN, values={"x": X}, steps=(BackwardStep(gradient=v),)))
+    )
     x, y, _ = plain_chain(v)
     step = result.steps[0]
     graph = step.graph
@@ -86,8 +96,10 @@ def test_flows_show_the_gradient_arriving_and_leaving_each_node() -> None:
 def test_jacobian_and_the_vjp_check() -> None:
     result = run_program(
         RunRequest(
-            code="x = tensor([3., 4., 10.], requires_grad=True)\ny = x ** 2\n",
-            steps=(BackwardStep(gradient=[1.0, 0.5, 0.0]),),
+            Program(
+                code="x = tensor([3., 4., 10.], requires_grad=True)\ny = x ** 2\n",
+                steps=(BackwardStep(gradient=[1.0, 0.5, 0.0]),),
+            )
         )
     )
     (check,) = result.steps[0].jacobians
@@ -104,7 +116,9 @@ def test_jacobian_check_compares_only_this_steps_contribution() -> None:
         BackwardStep(gradient=[0.0, 1.0]),
     )
     result = run_program(
-        RunRequest(code="w = tensor([1., 2.], requires_grad=True)\nq = w * w\n", steps=steps)
+        RunRequest(
+            Program(code="w = tensor([1., 2.], requires_grad=True)\nq = w * w\n", steps=steps)
+        )
     )
     second = result.steps[1]
     assert second.grads_after["w"] is not None and second.grads_after["w"].values == [2.0, 8.0]
@@ -115,19 +129,28 @@ def test_jacobian_check_compares_only_this_steps_contribution() -> None:
 def test_keys_are_structural_values_do_not_change_them() -> None:
     a = run_program(
         RunRequest(
-            code=CHAIN, values={"x": X}, steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),)
+            Program(
+                code=CHAIN,
+                values={"x": X},
+                steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),),
+            )
         )
     )
     b = run_program(
         RunRequest(
-            code=CHAIN,
-            values={"x": [[5.0, 6.0], [7.0, 8.0]]},
-            steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),),
+            Program(
+                code=CHAIN,
+                values={"x": [[5.0, 6.0], [7.0, 8.0]]},
+                steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),),
+            )
         )
     )
     c = run_program(
         RunRequest(
-            code=CHAIN + "w = z.sin()\n", steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),)
+            Program(
+                code=CHAIN + "w = z.sin()\n",
+                steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),),
+            )
         )
     )
     assert a.graph is not None and b.graph is not None and c.graph is not None
@@ -138,7 +161,7 @@ def test_keys_are_structural_values_do_not_change_them() -> None:
 
 def test_thousands_of_nodes_walk_without_recursion() -> None:
     code = "x = torch.tensor(1.0, requires_grad=True)\nh = x\nfor i in range(3000):\n    h = h * 1.0001\n"
-    result = run_program(RunRequest(code=code))
+    result = run_program(RunRequest(Program(code=code)))
     assert result.error is None
     assert result.graph is not None
     assert sum(1 for n in result.graph.nodes if n.kind == "function") == 3000
@@ -149,8 +172,10 @@ def test_thousands_of_nodes_walk_without_recursion() -> None:
 def test_override_wins_over_the_code_and_bad_overrides_are_reported() -> None:
     result = run_program(
         RunRequest(
-            code="x = torch.randn(3, requires_grad=True)\ny = (x * 2).sum()\n",
-            values={"x": [1.0, 2.0, 3.0], "q": [1.0], "y": 5.0},
+            Program(
+                code="x = torch.randn(3, requires_grad=True)\ny = (x * 2).sum()\n",
+                values={"x": [1.0, 2.0, 3.0], "q": [1.0], "y": 5.0},
+            )
         )
     )
     assert result.tensors["x"].value.values == [1.0, 2.0, 3.0]
@@ -163,14 +188,16 @@ def test_override_wins_over_the_code_and_bad_overrides_are_reported() -> None:
     assert "values.q" in messages and "values.y" in messages
 
     wrong = run_program(
-        RunRequest(code="x = torch.randn(3, requires_grad=True)\n", values={"x": [1.0, 2.0]})
+        RunRequest(
+            Program(code="x = torch.randn(3, requires_grad=True)\n", values={"x": [1.0, 2.0]})
+        )
     )
     assert any("values.x has shape [2]" in w.message for w in wrong.warnings)
 
 
 def test_random_leaves_are_reproducible_from_the_seed() -> None:
     code = "x = torch.randn(4, requires_grad=True)\ny = x.sum()\n"
-    a, b, c = (run_program(RunRequest(code=code, seed=s)) for s in (7, 7, 8))
+    a, b, c = (run_program(RunRequest(Program(code=code, seed=s))) for s in (7, 7, 8))
     assert a.tensors["x"].value == b.tensors["x"].value != c.tensors["x"].value
     torch.manual_seed(7)
     assert a.tensors["x"].value.values == torch.randn(4).tolist()
@@ -178,7 +205,7 @@ def test_random_leaves_are_reproducible_from_the_seed() -> None:
 
 def test_default_output_is_the_last_tensor_backward_ran_on() -> None:
     code = "x = tensor([1., 2.], requires_grad=True)\nloss = (x ** 2).sum()\nloss.backward()\nextra = x * 3\n"
-    result = run_program(RunRequest(code=code))
+    result = run_program(RunRequest(Program(code=code)))
     assert result.output == "loss"
     assert len(result.steps) == 1, "the code called backward itself: no extra implicit step"
 
@@ -186,7 +213,9 @@ def test_default_output_is_the_last_tensor_backward_ran_on() -> None:
 def test_default_output_is_the_last_assigned_tensor_with_a_grad_fn() -> None:
     result = run_program(
         RunRequest(
-            code="x = tensor([1., 2.], requires_grad=True)\na = (x * 2).sum()\nb = torch.ones(2)\n"
+            Program(
+                code="x = tensor([1., 2.], requires_grad=True)\na = (x * 2).sum()\nb = torch.ones(2)\n"
+            )
         )
     )
     assert result.output == "a"
@@ -194,26 +223,26 @@ def test_default_output_is_the_last_assigned_tensor_with_a_grad_fn() -> None:
 
 def test_named_output_and_unknown_output() -> None:
     code = "x = tensor([1., 2.], requires_grad=True)\na = (x * 2).sum()\nb = (x ** 3).sum()\n"
-    result = run_program(RunRequest(code=code, output="a"))
+    result = run_program(RunRequest(Program(code=code, output="a")))
     assert result.output == "a" and result.tensors["x"].grad is not None
     assert result.tensors["x"].grad.values == [2.0, 2.0]
-    missing = run_program(RunRequest(code=code, output="nope"))
+    missing = run_program(RunRequest(Program(code=code, output="nope")))
     assert missing.error is not None and missing.error.kind == "unknown-output"
 
 
 def test_create_graph_allows_second_derivatives() -> None:
     code = "x = tensor(3., requires_grad=True)\ny = x ** 3\n"
-    result = run_program(RunRequest(code=code, steps=(BackwardStep(create_graph=True),)))
+    result = run_program(RunRequest(Program(code=code, steps=(BackwardStep(create_graph=True),))))
     assert result.tensors["x"].grad is not None and result.tensors["x"].grad.values == 27.0
     code2 = code + "y.backward(create_graph=True)\ng = x.grad\nx.grad = None\ng.backward()\n"
-    second = run_program(RunRequest(code=code2, steps=()))
+    second = run_program(RunRequest(Program(code=code2, steps=())))
     assert second.error is None
     assert second.tensors["x"].grad is not None and second.tensors["x"].grad.values == 18.0
 
 
 def test_errors_point_at_the_line_inside_a_helper_function() -> None:
     code = "x = tensor([1., 2.], requires_grad=True)\ndef f(q):\n    return q @ torch.ones(3)\ny = f(x)\n"
-    result = run_program(RunRequest(code=code))
+    result = run_program(RunRequest(Program(code=code)))
     assert result.error is not None and result.error.line == 3
     assert result.error.exception == "RuntimeError"
 
@@ -233,7 +262,7 @@ def test_classic_errors_are_explained_with_their_lines() -> None:
         ),
     }
     for code, (kind, line) in cases.items():
-        result = run_program(RunRequest(code=code))
+        result = run_program(RunRequest(Program(code=code)))
         assert result.error is not None, code
         assert (result.error.kind, result.error.line) == (kind, line), code
 
@@ -242,7 +271,7 @@ def test_warnings_from_the_code_are_recorded_with_their_line() -> None:
     code = (
         "x = tensor([1., 2.], requires_grad=True)\ny = x * 2\ny.sum().backward()\nprint(y.grad)\n"
     )
-    result = run_program(RunRequest(code=code))
+    result = run_program(RunRequest(Program(code=code)))
     (warning,) = result.warnings
     assert warning.kind == "non-leaf-grad" and warning.line == 4
     assert "y.retain_grad()" in warning.fix
@@ -250,7 +279,7 @@ def test_warnings_from_the_code_are_recorded_with_their_line() -> None:
 
 
 def test_print_output_is_captured_and_capped() -> None:
-    result = run_program(RunRequest(code="for i in range(5000):\n    print(i)\n"))
+    result = run_program(RunRequest(Program(code="for i in range(5000):\n    print(i)\n")))
     assert result.output_truncated
     assert result.error is not None and result.error.kind == "runaway-code"
     assert result.printed[0].text == "0"
@@ -258,24 +287,24 @@ def test_print_output_is_captured_and_capped() -> None:
 
 def test_tutorial_seed_and_print_options_work_and_do_not_leak() -> None:
     code = "torch.manual_seed(42)\ntorch.set_printoptions(precision=2)\nx = torch.randn(2, requires_grad=True)\nprint(x)\n"
-    result = run_program(RunRequest(code=code, seed=3, steps=()))
+    result = run_program(RunRequest(Program(code=code, seed=3, steps=())))
     torch.manual_seed(42)
     assert result.tensors["x"].value.values == torch.randn(2).tolist()
     assert result.error is None and "." in result.printed[0].text
-    plain = run_program(RunRequest(code="print(tensor([1.23456]))\n"))
+    plain = run_program(RunRequest(Program(code="print(tensor([1.23456]))\n")))
     assert plain.printed[0].text == "tensor([1.2346])"
 
 
 def test_a_shape_change_is_a_structure_change() -> None:
     code = "x = torch.randn({n}, requires_grad=True)\ny = (x * 2).sum()\n"
-    a, b = (run_program(RunRequest(code=code.format(n=n))) for n in (3, 4))
+    a, b = (run_program(RunRequest(Program(code=code.format(n=n)))) for n in (3, 4))
     assert a.graph is not None and b.graph is not None
     assert [n.key for n in a.graph.nodes] == [n.key for n in b.graph.nodes]
     assert a.graph.structure_key != b.graph.structure_key
 
 
 def test_a_program_without_tensors_says_so() -> None:
-    result = run_program(RunRequest(code="a = 1 + 2\nprint(a)\n"))
+    result = run_program(RunRequest(Program(code="a = 1 + 2\nprint(a)\n")))
     assert result.error is None and result.output is None and result.graph is None
     assert [w.kind for w in result.warnings] == ["no-output"]
     assert result.printed[0].text == "3"
@@ -291,7 +320,7 @@ def test_a_long_training_loop_records_every_step_and_details_the_first() -> None
         "        w -= 0.1 * w.grad\n"
         "    w.grad.zero_()\n"
     )
-    result = run_program(RunRequest(code=code))
+    result = run_program(RunRequest(Program(code=code)))
     assert result.error is None
     assert len(result.steps) == 150
     assert [s.details_dropped for s in result.steps].index(True) == 100

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from gui.model.engine.run import run_program
-from gui.model.request import BackwardStep, RunRequest
+from gui.model.request import BackwardStep, Program, RunRequest
 from gui.model.result import RunResult
 from gui.model.session.file_format import load_session
 from gui.resources import lesson
@@ -20,8 +20,8 @@ from tests.fixtures import approx
 
 
 def run_lesson(name: str, **changes: object) -> RunResult:
-    request = load_session(lesson(name)).request()
-    return run_program(dataclasses.replace(request, **changes))
+    program = load_session(lesson(name)).program
+    return run_program(RunRequest(dataclasses.replace(program, **changes)))
 
 
 def grad(result: RunResult, name: str) -> object:
@@ -64,7 +64,7 @@ def test_builtin_sum_graph_is_an_add_chain_over_unbind() -> None:
 
 def test_tensor_sum_is_one_sum_node_with_the_same_numbers() -> None:
     result = run_program(
-        RunRequest(code="x = tensor([3., 4., 10.]).requires_grad_()\ny = (x**2).sum()\n")
+        RunRequest(Program(code="x = tensor([3., 4., 10.]).requires_grad_()\ny = (x**2).sum()\n"))
     )
     assert result.graph is not None
     functions = [n.name for n in result.graph.nodes if n.kind == "function"]
@@ -232,7 +232,7 @@ out.backward(T.FloatTensor([1]))
 
 
 def test_old_tutorial_mean_with_a_one_element_gradient() -> None:
-    result = run_program(RunRequest(code=OLD_MEAN))
+    result = run_program(RunRequest(Program(code=OLD_MEAN)))
     assert result.error is not None and result.error.line == 5
     assert "torch.Size([1]) and output[0] has a shape of torch.Size([])" in result.error.message
     assert result.error.kind == "gradient-shape-mismatch"
@@ -253,7 +253,7 @@ print(x.grad.data)
 
 def test_tutorial_code_with_prints_and_zeroing_is_recorded_in_order() -> None:
     values = {"x": [[1.3448, -0.2924], [-0.4746, 0.8842]]}
-    result = run_program(RunRequest(code=OLD_ZERO, values=values))
+    result = run_program(RunRequest(Program(code=OLD_ZERO, values=values)))
     assert result.error is None
     assert [s.line for s in result.steps] == [6, 9]
     assert [s.zero_grad for s in result.steps] == [False, True]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +11,7 @@ import pytest
 
 from gui.model.engine.run import run_program
 from gui.model.export.script import GRADS_HEADER, plain_script
-from gui.model.request import BackwardStep, RunRequest
+from gui.model.request import BackwardStep, Program, RunRequest
 from gui.model.session.file_format import load_session
 from gui.resources import lesson_paths
 
@@ -36,27 +35,29 @@ GOOD_LESSONS = [p for p in lesson_paths() if "old-tutorial" not in p.name]
 @pytest.mark.slow
 @pytest.mark.parametrize("path", GOOD_LESSONS, ids=lambda p: p.stem)
 def test_lesson_scripts_print_the_engines_gradients(path: Path, tmp_path: Path) -> None:
-    request = load_session(path).request()
-    result = run_program(request)
+    document = load_session(path)
+    result = run_program(document.request())
     assert result.error is None
-    grads = printed_grads(plain_script(request, result), tmp_path)
+    grads = printed_grads(plain_script(document.program, result), tmp_path)
     assert grads == {name: result.tensors[name].grad.values for name in result.leaves}  # type: ignore[union-attr]
 
 
 @pytest.mark.slow
 def test_script_applies_values_retain_grad_and_zeroing(tmp_path: Path) -> None:
     request = RunRequest(
-        code="from __future__ import annotations\nx = torch.randn(2, 2, requires_grad=True)\ny = (\n    2 * x\n)\nz = y ** 3\n",
-        values={"x": [[0.1, -0.2], [0.3, 0.4]]},
-        steps=(
-            BackwardStep(gradient=[[1.0, 0.0], [1.0, 0.0]], retain_graph=True),
-            BackwardStep(gradient=[[0.0, 1.0], [0.0, 1.0]], retain_graph=True, zero_grad=True),
-        ),
-        retain_grad=("y",),
-        seed=5,
+        Program(
+            code="from __future__ import annotations\nx = torch.randn(2, 2, requires_grad=True)\ny = (\n    2 * x\n)\nz = y ** 3\n",
+            values={"x": [[0.1, -0.2], [0.3, 0.4]]},
+            steps=(
+                BackwardStep(gradient=[[1.0, 0.0], [1.0, 0.0]], retain_graph=True),
+                BackwardStep(gradient=[[0.0, 1.0], [0.0, 1.0]], retain_graph=True, zero_grad=True),
+            ),
+            retain_grad=("y",),
+            seed=5,
+        )
     )
     result = run_program(request)
-    script = plain_script(request, result)
+    script = plain_script(request.program, result)
     assert script.startswith("from __future__ import annotations\n")
     assert "y.retain_grad()" in script
     grads = printed_grads(script, tmp_path)
@@ -65,7 +66,7 @@ def test_script_applies_values_retain_grad_and_zeroing(tmp_path: Path) -> None:
 
 def test_script_reproduces_an_error_as_code() -> None:
     path = next(p for p in lesson_paths() if "old-tutorial" in p.name)
-    request = load_session(path).request()
-    script = plain_script(dataclasses.replace(request), run_program(request))
+    document = load_session(path)
+    script = plain_script(document.program, run_program(document.request()))
     assert "z.backward(T.FloatTensor([1]))" in script
     compile(script, "script.py", "exec")

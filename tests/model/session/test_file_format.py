@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from gui.model.request import BackwardStep
+from gui.model.request import BackwardStep, Program, RunRequest
+from gui.model.session.document import Document
 from gui.model.session.file_format import (
     FORMAT,
-    Session,
     SessionFileError,
     load_session,
     parse_session,
@@ -28,12 +28,12 @@ def test_every_lesson_is_a_valid_session() -> None:
     paths = lesson_paths()
     assert len(paths) >= 7
     for path in paths:
-        session = load_session(path)
-        assert session.title and session.notes and session.code
+        document = load_session(path)
+        assert document.title and document.notes and document.program.code
 
 
 def test_full_session_parses() -> None:
-    session = parse_session(
+    document = parse_session(
         doc(
             values={"x": 2.5},
             output="x",
@@ -52,10 +52,12 @@ def test_full_session_parses() -> None:
             notes="n",
         )
     )
-    assert session.values == {"x": 2.5} and session.output == "x" and session.seed == 3
-    assert session.backward == (BackwardStep([[1, 0]], True, True, False), BackwardStep())
-    request = session.request()
-    assert request.steps == session.backward and request.retain_grad == ("y",)
+    program = document.program
+    assert program.values == {"x": 2.5} and program.output == "x" and program.seed == 3
+    assert program.steps == (BackwardStep([[1, 0]], True, True, False), BackwardStep())
+    assert program.retain_grad == ("y",)
+    assert (document.title, document.notes) == ("t", "n")
+    assert document.request(2.0) == RunRequest(program, time_limit=2.0)
 
 
 @pytest.mark.parametrize(
@@ -106,17 +108,19 @@ def test_unreadable_files_are_refused(tmp_path: Path) -> None:
 
 
 def test_save_round_trips_and_keeps_the_old_file_on_failure(tmp_path: Path) -> None:
-    session = Session(
-        code="x = tensor(1., requires_grad=True)\n",
-        values={"x": 0.5},
-        backward=(BackwardStep(gradient=2.0),),
+    document = Document(
+        Program(
+            code="x = tensor(1., requires_grad=True)\n",
+            values={"x": 0.5},
+            steps=(BackwardStep(gradient=2.0),),
+        ),
         title="mine",
     )
     path = tmp_path / "s.json"
-    save_session(session, path)
-    assert load_session(path) == session
+    save_session(document, path)
+    assert load_session(path) == document
     before = path.read_text()
-    broken = Session(code="x", values={"x": float("nan")})
+    broken = Document(Program(code="x", values={"x": float("nan")}))
     with pytest.raises(ValueError):
         save_session(broken, path)
     assert path.read_text() == before
@@ -124,5 +128,5 @@ def test_save_round_trips_and_keeps_the_old_file_on_failure(tmp_path: Path) -> N
 
 
 def test_defaults_are_not_written() -> None:
-    data = session_to_dict(Session(code="c"))
+    data = session_to_dict(Document(Program(code="c")))
     assert data == {"format": FORMAT, "code": "c", "seed": 0}

@@ -1,0 +1,24 @@
+"""What a session file holds: a program, and a lesson's title and notes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS, Program, RunRequest
+
+
+@dataclass(frozen=True)
+class Document:
+    """The contents of a session file (format in ``docs/session-format.md``).
+
+    ``program.steps`` is ``None`` when the file has no ``"backward"`` field: one implicit
+    step, unless the code calls backward itself (see :class:`~gui.model.request.Program`).
+    """
+
+    program: Program
+    title: str | None = None
+    notes: str | None = None
+
+    def request(self, time_limit: float = DEFAULT_TIME_LIMIT_SECONDS) -> RunRequest:
+        """What to ask the engine for to run this document as it is."""
+        return RunRequest(self.program, time_limit=time_limit)

@@ -1,0 +1,377 @@
+"""The graph panel: the autograd graph, drawn live, with a step chooser and a colour legend.
+
+Boxes sit where the session's layout put them (Graphviz ``dot``, by structure key), so a
+slider moving ``x`` only changes texts and colours: the scene is rebuilt exactly when the
+graph's structure changes. What each box and edge shows comes from the same helpers as the
+SVG export (:mod:`gui.model.drawing.paint`, :func:`gui.model.drawing.layout.node_lines`), so the
+window and an exported report agree number for number and colour for colour.
+
+Clicking a box selects it in the session; the outline is drawn from the snapshot, never
+from Qt's own selection state. Dragging empty space pans, the wheel zooms at the cursor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QRectF, QSignalBlocker, QSize, Qt
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QKeySequence,
+    QLinearGradient,
+    QPainter,
+    QPaintEvent,
+)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QGraphicsScene,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QStackedWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.model.drawing.colors import diverging_color, text_color_on
+from gui.model.drawing.paint import Gradients
+from gui.model.session.session import Session
+from gui.model.session.snapshot import Snapshot
+from gui.model.tensor_format import format_number
+from gui.widgets.graph_items import NodeItem
+from gui.widgets.graph_scene import SCENE_PADDING, ZOOM_STEP, GraphItems, GraphView
+
+EMPTY_TEXT = "Run a program to see its autograd graph"
+FAILED_COLOR = "#b2182b"
+
+
+class LegendRamp(QWidget):
+    """The diverging scale as one bar, labelled -s, 0 and s at its ends and middle."""
+
+    STOPS = 9  # samples of the scale: its piecewise-linear colour stops
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.scale = 1.0
+        self._width = 0
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        self.setToolTip("Gradient colours: blue below zero, red above, darkest at ±scale")
+        self._fit_width()
+
+    def set_scale(self, scale: float) -> None:
+        """Label the bar for ``scale`` (the magnitude drawn darkest)."""
+        if scale != self.scale or self._width == 0:
+            self.scale = scale
+            self._fit_width()
+            self.update()
+
+    def texts(self) -> list[str]:
+        """The numbers printed on the bar: -scale, 0, scale."""
+        return [format_number(-self.scale), "0", format_number(self.scale)]
+
+    def shrink(self) -> None:
+        """Let the bar narrow again at the next :meth:`set_scale` (a new graph)."""
+        self._width = 0
+
+    def _fit_width(self) -> None:
+        # Only ever widens, so a slider tick never makes the caption beside it reflow
+        # back and forth.
+        metrics = self.fontMetrics()
+        low, zero, high = (metrics.horizontalAdvance(t) for t in self.texts())
+        width = max(12 * metrics.averageCharWidth(), 2 * max(low, high) + zero + 40)
+        if width > self._width:
+            self._width = width
+            self.updateGeometry()
+
+    def sizeHint(self) -> QSize:
+        return QSize(self._width, self.fontMetrics().height() + 6)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        bar = QRectF(self.rect())
+        gradient = QLinearGradient(bar.topLeft(), bar.topRight())
+        for i in range(self.STOPS):
+            fraction = i / (self.STOPS - 1)
+            gradient.setColorAt(fraction, QColor(self._color(2 * fraction - 1)))
+        painter.fillRect(bar, gradient)
+        inner = bar.adjusted(5, 0, -5, 0)
+        aligns = (
+            Qt.AlignmentFlag.AlignLeft,
+            Qt.AlignmentFlag.AlignHCenter,
+            Qt.AlignmentFlag.AlignRight,
+        )
+        for at, text, align in zip((-1.0, 0.0, 1.0), self.texts(), aligns, strict=True):
+            painter.setPen(QColor(text_color_on(self._color(at))))
+            painter.drawText(inner, align | Qt.AlignmentFlag.AlignVCenter, text)
+        painter.end()
+
+    def _color(self, fraction: float) -> str:
+        return diverging_color(fraction * self.scale, self.scale)
+
+
+def _step_labels(snapshot: Snapshot) -> list[str]:
+    steps = () if snapshot.result is None else snapshot.result.steps
+    labels = ["latest step"] if steps else ["no backward yet"]
+    for step in steps:
+        failed = " (failed)" if step.error is not None else ""
+        labels.append(f"step {step.index + 1} of {len(steps)}{failed}")
+    return labels
+
+
+def _failure_text(snapshot: Snapshot) -> str:
+    step = snapshot.shown_step
+    if step is None or step.error is None:
+        return ""
+    first_line = step.error.message.splitlines()[0] if step.error.message else ""
+    if len(first_line) > 90:
+        first_line = first_line[:87] + "..."
+    return f"Backward step {step.index + 1} failed: {first_line}"
+
+
+def _caption_text(snapshot: Snapshot, grads: Gradients, compact: bool) -> str:
+    step = snapshot.graph_step
+    if grads.any:
+        where = f" (step {step.index + 1})" if step is not None else ""
+        text = f"box colour: gradient arriving{where}"
+        if step is not None and not compact:
+            text += " · edge label: gradient flowing back"
+    else:
+        text = "No backward yet: boxes are coloured by kind"
+    graph = snapshot.graph
+    if graph is not None and graph.truncated:
+        text += " · graph cut short: too many nodes to walk them all"
+    return text
+
+
+def _empty_text(snapshot: Snapshot) -> str:
+    if snapshot.error is None:
+        return EMPTY_TEXT
+    first_line = (snapshot.error.message.splitlines() or [snapshot.error.kind])[0]
+    return f"No graph to draw: the program stopped.\n{first_line}"
+
+
+class GraphPanel(QWidget):
+    """The autograd graph of the session's output, live.
+
+    Parameters
+    ----------
+    session
+        The session to show; the panel calls ``select_node`` and ``select_step`` on it.
+    parent
+        The Qt parent.
+    """
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._session = session
+        self._scene = QGraphicsScene(self)
+        # Every tick changes most items' text; keeping a BSP index of them up to date cost
+        # more than the drawing. Lookups (clicks) are linear, fine for a few thousand items.
+        self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
+        self._view = GraphView(self._scene, self)
+        self._items: GraphItems | None = None
+        self._shown: tuple[object, int | None] | None = None
+        self._step_labels: list[str] = []
+        self._build_ui()
+        self._view.node_clicked.connect(self._on_view_node_clicked)
+        self.step_choice.currentIndexChanged.connect(self._on_view_step_chosen)
+        session.changed.connect(self.render)
+        self.render(session.snapshot)
+
+    # -- building ----------------------------------------------------------------------
+
+    def _build_ui(self) -> None:
+        self.caption = QLabel()
+        self.caption.setWordWrap(True)
+        self.legend = LegendRamp()
+        caption_row = QHBoxLayout()
+        caption_row.setContentsMargins(4, 0, 4, 0)
+        caption_row.addWidget(self.legend)
+        caption_row.addWidget(self.caption, 1)
+        self.failure = QLabel()
+        self.failure.setWordWrap(True)
+        self.failure.setStyleSheet(f"color:{FAILED_COLOR};")
+        self.failure.setContentsMargins(4, 0, 4, 0)
+        self.empty = QLabel(EMPTY_TEXT)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self._view)
+        self.stack.addWidget(self.empty)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addLayout(self._build_top_row())
+        layout.addLayout(caption_row)
+        layout.addWidget(self.failure)
+        layout.addWidget(self.stack, 1)
+
+    def _build_top_row(self) -> QHBoxLayout:
+        toolbar = QToolBar(self)
+        self.fit_action = self._action(toolbar, "Fit", "F", self._fit, "Fit the graph (F)")
+        self.zoom_out_action = self._action(
+            toolbar, "−", "Ctrl+-", self._zoom_out, "Zoom out (Ctrl+-)"
+        )
+        self.zoom_in_action = self._action(
+            toolbar, "+", "Ctrl+=", self._zoom_in, "Zoom in (Ctrl+=)"
+        )
+        self._action(self, "Fit", "Ctrl+0", self._fit, "Fit the graph (Ctrl+0)")
+        self._action(self, "Zoom in", "Ctrl++", self._zoom_in, "Zoom in (Ctrl++)")
+        toolbar.addSeparator()
+        toolbar.addWidget(QLabel("Show "))  # short labels: the toolbar must fit a narrow column
+        self.step_choice = QComboBox()
+        self.step_choice.setToolTip("Which backward call's gradients the graph shows")
+        self.step_choice.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        toolbar.addWidget(self.step_choice)
+        toolbar.addSeparator()
+        self.saved_toggle = QCheckBox("Saved")
+        self.saved_toggle.setToolTip(
+            "Show what each node saved for backward as dashed boxes beside it "
+            "(click a node to see them in its details either way)"
+        )
+        self.saved_toggle.clicked.connect(self._on_view_saved_toggled)
+        toolbar.addWidget(self.saved_toggle)
+        self.stale_badge = QLabel(" stale ")
+        self.stale_badge.setStyleSheet("background:#fff3b0; color:#5a4a00; border-radius:3px;")
+        self.stale_badge.setToolTip("The graph shows the last finished run, not the current code")
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 4, 0)
+        row.addWidget(toolbar, 1)
+        row.addWidget(self.stale_badge)
+        return row
+
+    def _action(
+        self, owner: QWidget, text: str, shortcut: str, slot: Callable[[], None], tip: str
+    ) -> QAction:
+        action = QAction(text, owner)
+        action.setShortcut(QKeySequence(shortcut))
+        # Keys act only while the graph panel has focus: other panels have their own.
+        action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        action.setToolTip(tip)
+        action.triggered.connect(slot)
+        owner.addAction(action)
+        if owner is not self:
+            self.addAction(action)  # so its key works wherever focus is inside the panel
+        return action
+
+    # -- public ------------------------------------------------------------------------
+
+    def view(self) -> GraphView:
+        """The graph's QGraphicsView."""
+        return self._view
+
+    def node_item(self, key: str) -> NodeItem | None:
+        """The box drawn for node ``key`` (``None`` if there is none)."""
+        return None if self._items is None else self._items.nodes.get(key)
+
+    @property
+    def items(self) -> GraphItems | None:
+        """Every item of the current graph (``None`` while there is no graph)."""
+        return self._items
+
+    def _on_view_saved_toggled(self, checked: bool) -> None:
+        self._session.set_show_saved(checked)
+
+    def render(self, snapshot: Snapshot) -> None:  # type: ignore[override]
+        """Show ``snapshot``: rebuild on a new structure, else update texts and colours."""
+        graph, layout = snapshot.graph, snapshot.layout
+        # While a run is on its way the picture is only milliseconds old: veiling it on
+        # every slider tick would flicker. Stale means no newer result is coming.
+        stale = snapshot.stale and not snapshot.running
+        if self.stale_badge.isVisibleTo(self) != stale:
+            self.stale_badge.setVisible(stale)
+        self._view.set_stale(stale)
+        if self.saved_toggle.isChecked() != snapshot.show_saved:
+            with QSignalBlocker(self.saved_toggle):
+                self.saved_toggle.setChecked(snapshot.show_saved)
+        self._render_steps(snapshot)
+        if graph is None or layout is None:
+            self._clear(snapshot)
+            return
+        items = self._items
+        if (
+            items is None
+            or items.layout is not layout
+            or items.structure_key != graph.structure_key
+        ):
+            items = self._rebuild(snapshot)
+        shown = (snapshot.result, snapshot.selected_step)
+        if self._shown is None or shown[0] is not self._shown[0] or shown[1] != self._shown[1]:
+            self._shown = shown
+            grads = snapshot.paint
+            assert grads is not None  # there is a graph
+            items.update(graph, snapshot.graph_step, grads)
+            self._render_captions(snapshot, grads, layout.compact)
+        items.select(snapshot.selected_node)
+
+    # -- rendering ---------------------------------------------------------------------
+
+    def _clear(self, snapshot: Snapshot) -> None:
+        if self._items is not None:
+            self._scene.clear()
+            self._items = None
+        self._shown = None
+        self.empty.setText(_empty_text(snapshot))
+        self.stack.setCurrentWidget(self.empty)
+        self.caption.setText("")
+        self.legend.setVisible(False)
+        self.failure.setVisible(False)
+
+    def _rebuild(self, snapshot: Snapshot) -> GraphItems:
+        assert snapshot.graph is not None and snapshot.layout is not None
+        self._scene.clear()
+        # Indexed while building (placing edge labels asks "what is here?" a lot), then
+        # unindexed for the ticks that follow (see __init__).
+        self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
+        items = GraphItems(self._scene, snapshot.graph, snapshot.layout)
+        self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
+        self._items = items
+        self._shown = None
+        rect = items.bounds
+        pad = SCENE_PADDING
+        self._scene.setSceneRect(rect.adjusted(-pad, -pad, pad, pad))
+        self.stack.setCurrentWidget(self._view)
+        self._view.fit("initial")
+        self.legend.shrink()
+        return items
+
+    def _render_captions(self, snapshot: Snapshot, grads: Gradients, compact: bool) -> None:
+        self.caption.setText(_caption_text(snapshot, grads, compact))
+        self.legend.setVisible(grads.any)
+        self.legend.set_scale(grads.scale)
+        failure = _failure_text(snapshot)
+        self.failure.setText(failure)
+        self.failure.setVisible(bool(failure))
+
+    def _render_steps(self, snapshot: Snapshot) -> None:
+        labels = _step_labels(snapshot)
+        index = 0 if snapshot.selected_step is None else snapshot.selected_step + 1
+        if labels == self._step_labels and index == self.step_choice.currentIndex():
+            return
+        with QSignalBlocker(self.step_choice):
+            if labels != self._step_labels:
+                self.step_choice.clear()
+                self.step_choice.addItems(labels)
+                self._step_labels = labels
+            self.step_choice.setCurrentIndex(min(index, len(labels) - 1))
+        self.step_choice.setEnabled(len(labels) > 1)
+
+    # -- user actions ------------------------------------------------------------------
+
+    def _on_view_node_clicked(self, key: str | None) -> None:
+        self._session.select_node(key)
+
+    def _on_view_step_chosen(self, index: int) -> None:
+        self._session.select_step(None if index <= 0 else index - 1)
+
+    def _fit(self) -> None:
+        self._view.fit()
+
+    def _zoom_in(self) -> None:
+        self._view.zoom_by(ZOOM_STEP)
+
+    def _zoom_out(self) -> None:
+        self._view.zoom_by(1 / ZOOM_STEP)
