@@ -6,8 +6,9 @@ it. The catalogue of known messages is two rule tables, torch's in :mod:`.torch_
 and Python's own in :mod:`.python_rules`; this module looks messages up there and
 covers what happens outside torch (code refused before running, code stopped for running away).
 
-Pure Python on purpose: it runs in the GUI process and in the engine process, and the GUI side
-must not need torch, numpy or Qt to explain a message it received as text.
+No torch and no Qt on purpose: it runs in the GUI process and in the engine process, and the
+GUI side must explain a message it received as text without torch. numpy is fine: it is
+loaded in both processes anyway (pyqtgraph in one, torch in the other).
 """
 
 from __future__ import annotations

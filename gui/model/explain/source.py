@@ -4,16 +4,18 @@ The rule builders (:mod:`.torch_rules`, :mod:`.python_rules`) use these
 helpers to write a fix in the user's own terms: the tensor ``backward`` was called on, the
 gradient list as it was typed, the shapes inside a ``torch.Size([2, 2])``. Everything here is a
 hint only: a helper that cannot make sense of its input returns ``None`` and the builder falls
-back to generic names. Pure Python (:mod:`ast`, tuples and nested lists): no torch, numpy or Qt.
+back to generic names. :mod:`ast` for the line, numpy for reshaping and broadcasting the
+numbers; no torch or Qt.
 """
 
 from __future__ import annotations
 
 import ast
-import itertools
 import math
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 Shape = tuple[int, ...]
 
@@ -138,7 +140,7 @@ def attribute_receiver(source: str | None, attrs: tuple[str, ...]) -> str | None
 
 
 # ---------------------------------------------------------------------------------------------
-# Shapes and nested lists, in plain Python (this module must not import torch or numpy).
+# Shapes and nested lists of numbers.
 
 # The pattern for ``torch.Size([...])`` in a message; ``.format(name)`` names its group.
 TORCH_SIZE = r"torch\.Size\(\[(?P<{}>[\d, ]*)\]\)"
@@ -161,37 +163,37 @@ def numel(shape: Shape) -> int:
 
 def broadcasts_to(given: Shape, target: Shape) -> bool:
     """Whether ``given`` expands to ``target`` by torch's rule (align right; sizes equal or 1)."""
-    if len(given) > len(target):
+    try:
+        return np.broadcast_shapes(given, target) == tuple(target)
+    except ValueError:
         return False
-    return all(g in (1, t) for g, t in zip(reversed(given), reversed(target), strict=False))
 
 
 def flatten(value: Any) -> list[Any]:
-    """Nested lists in row-major order."""
+    """Nested lists in row-major order, each number as it was written.
+
+    A walk rather than numpy: the lists come from the learner's line, and the callers check
+    them (ragged? a bool? ints only?), which ``np.asarray`` would refuse or coerce away.
+    """
     if isinstance(value, list):
         return [v for item in value for v in flatten(item)]
     return [value]
 
 
 def reshape(flat: list[Any], shape: Shape) -> Any:
-    """Row-major ``flat`` as nested lists of ``shape`` (a bare number for ``()``)."""
-    if not shape:
-        return flat[0]
-    step = len(flat) // shape[0]
-    return [reshape(flat[i * step : (i + 1) * step], shape[1:]) for i in range(shape[0])]
+    """Row-major ``flat`` as nested lists of ``shape`` (a bare number for ``()``).
+
+    ``flat`` must hold exactly ``numel(shape)`` numbers (else ``ValueError``).
+    """
+    return np.reshape(np.asarray(flat), shape).tolist()
 
 
 def expand(flat: list[Any], given: Shape, target: Shape) -> Any:
-    """Broadcast row-major ``flat`` of shape ``given`` to ``target``, as nested lists."""
-    padded = (1,) * (len(target) - len(given)) + given
-    strides = [math.prod(padded[i + 1 :]) for i in range(len(padded))]
-    out = []
-    for index in itertools.product(*(range(t) for t in target)):
-        pos = sum(
-            0 if size == 1 else i * s for i, size, s in zip(index, padded, strides, strict=True)
-        )
-        out.append(flat[pos])
-    return reshape(out, target)
+    """Broadcast row-major ``flat`` of shape ``given`` to ``target``, as nested lists.
+
+    ``ValueError`` unless ``flat`` fills ``given`` and ``given`` broadcasts to ``target``.
+    """
+    return np.broadcast_to(np.reshape(np.asarray(flat), given), target).tolist()
 
 
 def render(value: Any) -> str:

@@ -5,7 +5,7 @@ of the message, because torch appends hints and C++ traces) with a builder that 
 match and the :class:`ErrorContext` into plain words. New messages are new table rows, not new
 branches. Python's own errors and runaway programs are the rest of the catalogue, in
 :mod:`gui.model.explain.python_rules`; the helpers the builders share (reading the user's line,
-shape arithmetic) are in :mod:`gui.model.explain.source`. Pure Python: no torch, numpy or Qt.
+shape arithmetic) are in :mod:`gui.model.explain.source`. No torch and no Qt.
 """
 
 from __future__ import annotations
@@ -176,13 +176,15 @@ def _gradient_shape(f: Found) -> Advice:
     )
     ones = f"use `torch.ones_like({n})` when every element counts equally."
     if numel(given) == numel(out):
-        values = (
-            reshape(flatten(literal), out)
-            if literal is not None
-            else reshape([1] * numel(out), out)
-        )
-        own = "" if literal is not None else " (with your numbers in place of the 1s)"
-        options = [f"`{call.with_gradient(n, tensor_literal(values))}`{own}"]
+        options = []
+        if numel(out):  # no list literal has an empty shape like [0, 2]
+            values = (
+                reshape(flatten(literal), out)
+                if literal is not None
+                else reshape([1] * numel(out), out)
+            )
+            own = "" if literal is not None else " (with your numbers in place of the 1s)"
+            options.append(f"`{call.with_gradient(n, tensor_literal(values))}`{own}")
         if not out:
             options.append(f"`{call.with_gradient(n, None)}` (a single number's backward means 1)")
         else:
@@ -194,7 +196,7 @@ def _gradient_shape(f: Found) -> Advice:
     if broadcasts_to(given, out):
         rows = len(given) == 1 and len(out) == 2
         copied = "copied onto every row" if rows else "repeated to fill the output's shape"
-        if literal is not None and numel(out) <= 36:
+        if literal is not None and 0 < numel(out) <= 36:
             expanded = expand(flatten(literal), given, out)
             shown = f"{render(literal)} was {copied}, i.e. {render(expanded)}"
             explicit = f" or write it out: `{call.with_gradient(n, tensor_literal(expanded))}`"

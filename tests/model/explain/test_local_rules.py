@@ -26,7 +26,7 @@ from gui.model.explain.local_rules import (
     describe,
     step_contribution,
 )
-from gui.model.request import BackwardStep, RunRequest
+from gui.model.request import BackwardStep, Program, RunRequest
 from gui.model.result import GraphNode, RunResult, StepRecord
 from gui.model.tensor_format import format_tensor
 
@@ -125,7 +125,7 @@ def program(case: Case) -> str:
 
 def run(case: Case) -> tuple[RunResult, StepRecord]:
     steps = (BackwardStep(gradient=case.gradient),)
-    result = run_program(RunRequest(code=program(case), output="y", steps=steps))
+    result = run_program(RunRequest(Program(code=program(case), output="y", steps=steps)))
     assert result.error is None, result.error
     return result, result.steps[-1]
 
@@ -234,7 +234,7 @@ def test_random_values_agree_with_torch(op: str, a: list[float], seed: list[floa
 
 def lesson_three() -> tuple[RunResult, StepRecord]:
     code = "x = torch.randn(1, 1, requires_grad=True)\ny = 2 * x\nz = y ** 3\n"
-    result = run_program(RunRequest(code=code, values={"x": [[-1.2095]]}))
+    result = run_program(RunRequest(Program(code=code, values={"x": [[-1.2095]]})))
     return result, result.steps[-1]
 
 
@@ -294,7 +294,9 @@ def test_constant_saved_and_output_nodes() -> None:
 
 def test_unnamed_inputs_get_placeholders_explained_in_what() -> None:
     result = run_program(
-        RunRequest(code="x = torch.tensor([1., 2.], requires_grad=True)\nout = (x ** 2).sum()\n")
+        RunRequest(
+            Program(code="x = torch.tensor([1., 2.], requires_grad=True)\nout = (x ** 2).sum()\n")
+        )
     )
     step = result.steps[-1]
     assert result.graph is not None
@@ -306,7 +308,7 @@ def test_unnamed_inputs_get_placeholders_explained_in_what() -> None:
 
 def test_an_input_used_twice_is_pointed_out() -> None:
     result = run_program(
-        RunRequest(code="w = torch.tensor([1., 2.], requires_grad=True)\nout = w @ w\n")
+        RunRequest(Program(code="w = torch.tensor([1., 2.], requires_grad=True)\nout = w @ w\n"))
     )
     step = result.steps[-1]
     assert result.graph is not None
@@ -319,7 +321,7 @@ def test_an_input_used_twice_is_pointed_out() -> None:
 def test_step_contribution_is_after_minus_before() -> None:
     code = "x = torch.tensor([1., 2.], requires_grad=True)\nout = (x ** 2).sum()\n"
     steps = (BackwardStep(retain_graph=True), BackwardStep())
-    result = run_program(RunRequest(code=code, steps=steps))
+    result = run_program(RunRequest(Program(code=code, steps=steps)))
     second = result.steps[-1]
     assert second.grads_before["x"].values == [2.0, 4.0]  # type: ignore[union-attr]
     assert step_contribution(second, "x") == [2.0, 4.0]
@@ -329,7 +331,7 @@ def test_step_contribution_is_after_minus_before() -> None:
 
 def test_a_failed_backward_says_so_instead_of_asking_for_one() -> None:
     code = "x = torch.randn(1, 1, requires_grad=True)\ny = 2 * x\nz = y ** 3\nz.backward(torch.tensor([1.]))\n"
-    result = run_program(RunRequest(code=code))
+    result = run_program(RunRequest(Program(code=code)))
     step = result.steps[0]
     assert step.error is not None and result.graph is not None
     for node in result.graph.nodes:
@@ -340,7 +342,7 @@ def test_a_failed_backward_says_so_instead_of_asking_for_one() -> None:
 
 def test_output_of_a_refused_implicit_backward_quotes_torch() -> None:
     result = run_program(
-        RunRequest(code="x = torch.tensor([1., 2.], requires_grad=True)\ny = x ** 2\n")
+        RunRequest(Program(code="x = torch.tensor([1., 2.], requires_grad=True)\ny = x ** 2\n"))
     )
     step = result.steps[-1]
     assert step.error is not None and result.graph is not None

@@ -25,7 +25,7 @@ from gui.model.explain.messages import (
     explain_runaway,
     explain_warning,
 )
-from gui.model.explain.source import broadcasts_to, expand, render
+from gui.model.explain.source import broadcasts_to, expand, flatten, render, reshape
 from gui.model.explain.torch_rules import Advice, Rule
 from gui.model.result import Explanation
 
@@ -199,6 +199,17 @@ def test_gradient_shape_too_big_for_a_0d_output() -> None:
     assert "loss.backward()" in result.fix
 
 
+def test_gradient_shape_of_an_empty_output_writes_no_literal() -> None:
+    # [] would be torch.tensor([]) of shape [0], not the output's [0, 2].
+    x = torch.zeros(0, 2, requires_grad=True)
+    line = "z.backward(torch.ones(2, 0))"
+    result = explained(lambda: (x * 2).backward(torch.ones(2, 0)), source_line=line, tensor="z")
+    assert result.kind == "gradient-shape-mismatch"
+    assert "shape [0, 2]; you passed [2, 0]" in result.explanation
+    assert "`z.backward(torch.ones(2, 0).reshape(z.shape))`" in result.fix
+    assert "torch.tensor(" not in result.fix
+
+
 def test_broadcast_helpers() -> None:
     assert broadcasts_to((2,), (2, 2))
     assert broadcasts_to((2, 1), (2, 3))
@@ -209,6 +220,21 @@ def test_broadcast_helpers() -> None:
     assert expand([1, 2], (2, 1), (2, 3)) == [[1, 1, 1], [2, 2, 2]]
     assert render([[1, 0.5], [-2, 0]]) == "[[1., 0.5], [-2., 0.]]"
     assert render(3) == "3."
+
+
+def test_nested_list_helpers_keep_the_numbers_as_written() -> None:
+    # flatten walks the learner's literal as typed, ragged lists and bools included.
+    assert flatten([[1, 2.5], [3]]) == [1, 2.5, 3]
+    assert [type(v) for v in flatten([True, [1]])] == [bool, int]
+    assert reshape([1, 2, 3, 4, 5, 6], (2, 3)) == [[1, 2, 3], [4, 5, 6]]
+    assert reshape([7], ()) == 7
+    assert reshape([], (2, 0)) == [[], []]
+    assert reshape([1, 0.5, -2, 10**30], (2, 2)) == [[1, 0.5], [-2, 10**30]]
+    assert expand([1.5], (), (2, 2)) == [[1.5, 1.5], [1.5, 1.5]]
+    assert expand([1, 2, 3], (1, 3), (2, 2, 3)) == [[[1, 2, 3]] * 2] * 2
+    with pytest.raises(ValueError):
+        expand([1, 2, 3], (3,), (2, 2))
+    assert broadcasts_to((1,), (0,)) and not broadcasts_to((0,), (1,))
 
 
 # --- in-place operations ---------------------------------------------------------------------
@@ -526,10 +552,12 @@ def test_explanations_pickle() -> None:
     assert pickle.loads(pickle.dumps(result)) == result
 
 
-def test_module_imports_no_torch_numpy_or_qt() -> None:
+def test_module_imports_no_torch_or_qt() -> None:
+    # The GUI process explains messages it gets as text, without torch; Qt never belongs in
+    # the model. numpy is allowed: it is a declared dependency, loaded in both processes.
     code = (
         "import sys, gui.model.explain.messages; "
-        "bad = [m for m in ('torch', 'numpy', 'PySide6') if m in sys.modules]; "
+        "bad = [m for m in ('torch', 'PySide6') if m in sys.modules]; "
         "print(bad); sys.exit(1 if bad else 0)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)

@@ -4,11 +4,11 @@ The node details pane explains a node in three layers: what it is, its local der
 rule in plain math (``∂(a·b)/∂a = b``), and that rule evaluated on the numbers of the shown
 backward step (``grad_a = g · b = [1., 1.] · [4., 5.] = [4., 5.]``). Every operand comes
 from torch (saved tensors, arriving gradients) and every final ``= ...`` is the gradient
-torch's own backward sent (``flow.leaving``); the rule is re-evaluated in plain Python only
-to show the working, and :attr:`NodeDescription.checks` says whether it agrees.
+torch's own backward sent (``flow.leaving``); the rule is re-evaluated with numpy only to
+show the working, and :attr:`NodeDescription.checks` says whether it agrees.
 
-Pure: no torch, no Qt (the GUI process imports it). Modules: :mod:`.flat` (arithmetic on
-flat lists with simple broadcasting), :mod:`.terms` (the pieces a rule is made of),
+Pure: no torch, no Qt (the GUI process imports it). Modules: :mod:`.flat` (numpy arithmetic
+with broadcasting, in float64), :mod:`.terms` (the pieces a rule is made of),
 :mod:`.elementwise` and :mod:`.structural` (one rule per op), :mod:`.describe`.
 """
 

@@ -19,7 +19,7 @@ FAILED_STEP_TEXT = (
 
 @dataclass(frozen=True)
 class GradCheck:
-    """One input's gradient: the rule evaluated in plain Python next to torch's result."""
+    """One input's gradient: the rule evaluated with numpy next to torch's result."""
 
     input_index: int
     symbol: str

@@ -11,7 +11,10 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from gui.model.explain.local_rules.flat import fdiv, flog, fmap, fmul, fpow
+import numpy as np
+from numpy.typing import ArrayLike
+
+from gui.model.explain.local_rules.flat import Vec, fdiv, flog, fmap, fmul, fpow
 from gui.model.explain.local_rules.terms import Ctx, Rule, num, power
 
 
@@ -100,11 +103,11 @@ def pow_tensor(ctx: Ctx) -> Rule:
     a, b = ctx.syms[0], ctx.syms[1]
     x, e, r = ctx.tensor("self"), ctx.tensor("exponent"), ctx.tensor("result")
 
-    def by_base(g: float, v: float, q: float) -> float:
-        return 0.0 if q == 0 else g * (q * fpow(v, q - 1))
+    def by_base(g: Vec, v: Vec, q: Vec) -> Vec:
+        return np.where(q == 0, 0.0, g * (q * fpow(v, q - 1)))
 
-    def by_exponent(g: float, res: float, v: float, q: float) -> float:
-        return 0.0 if v == 0 and q >= 0 else g * res * flog(v)
+    def by_exponent(g: Vec, res: Vec, v: Vec, q: Vec) -> Vec:
+        return np.where((v == 0) & (q >= 0), 0.0, g * res * flog(v))
 
     return Rule(
         f"{a} ** {b}",
@@ -132,8 +135,8 @@ def pow_base(ctx: Ctx) -> Rule:
     b, c = ctx.syms[0], float(ctx.value("self", math.nan))
     r = ctx.tensor("result")
 
-    def by_exponent(g: float, res: float, q: float) -> float:
-        return 0.0 if c == 0 and q >= 0 else g * res * flog(c)
+    def by_exponent(g: Vec, res: Vec, q: Vec) -> Vec:
+        return np.where((q >= 0) & (c == 0), 0.0, g * res * flog(c))
 
     grad = fmap(by_exponent, ctx.g(), r, ctx.tensor("exponent"))
     return Rule(
@@ -146,26 +149,27 @@ def pow_base(ctx: Ctx) -> Rule:
 
 @dataclass(frozen=True)
 class Unary:
-    """An elementwise function; its derivative is computed from what torch saved."""
+    """An elementwise function; its derivative is computed from what torch saved
+    (``derivative`` maps an array to an array, or to a plain number for a constant)."""
 
     math: str
     saved: str | None
     derivative_text: str
-    derivative: Callable[[float], float]
+    derivative: Callable[[Vec], ArrayLike]
     what: str
     forward: str = ""  # defaults to the method call ``u.name()``
     mask: bool = False  # torch selects instead of multiplying, so an infinite g·0 stays 0
 
 
-def _sign(x: float) -> float:
-    return 0.0 if x == 0 or math.isnan(x) else math.copysign(1.0, x)
+def _sign(x: Vec) -> Vec:
+    return np.where((x == 0) | np.isnan(x), 0.0, np.copysign(1.0, x))
 
 
 UNARY: dict[str, Unary] = {
     "Exp": Unary("exp({u})", "result", "exp({u})", lambda r: r, "Takes e to the power {u}"),
     "Log": Unary("ln {u}", "self", "1/{u}", lambda s: fdiv(1.0, s), "Takes the natural log of"),
-    "Sin": Unary("sin {u}", "self", "cos {u}", math.cos, "Takes the sine of"),
-    "Cos": Unary("cos {u}", "self", "(−sin {u})", lambda s: -math.sin(s), "Takes the cosine of"),
+    "Sin": Unary("sin {u}", "self", "cos {u}", np.cos, "Takes the sine of"),
+    "Cos": Unary("cos {u}", "self", "(−sin {u})", lambda s: -np.sin(s), "Takes the cosine of"),
     "Tanh": Unary("tanh {u}", "result", "(1 − tanh²{u})", lambda r: 1 - r * r, "Takes tanh of"),
     "Sigmoid": Unary(
         "σ({u})", "result", "σ({u})·(1 − σ({u}))", lambda r: r * (1 - r), "Takes the sigmoid σ of"
@@ -174,7 +178,7 @@ UNARY: dict[str, Unary] = {
         "relu({u})",
         "result",
         "[{u} > 0]",
-        lambda r: float(r > 0),
+        lambda r: np.where(r > 0, 1.0, 0.0),
         "Zeroes the negatives of",
         mask=True,
     ),
@@ -190,7 +194,7 @@ UNARY: dict[str, Unary] = {
 def unary(ctx: Ctx, base: str, op: Unary) -> Rule:
     u = ctx.syms[0]
     local = fmap(op.derivative, ctx.tensor(op.saved) if op.saved else ctx.g())
-    grad = fmap(lambda g, d: 0.0 if op.mask and d == 0 else g * d, ctx.g(), local)
+    grad = fmap(lambda g, d: np.where(d == 0, 0.0, g * d) if op.mask else g * d, ctx.g(), local)
     d_text = op.derivative_text.format(u=u)
     partial = f"∂{op.math.format(u=u)}/∂{u} = {d_text}"
     if op.mask:

@@ -1,200 +1,207 @@
-"""Arithmetic on tensors as flat lists of Python floats (no numpy in the GUI process).
+"""Arithmetic on a tensor's numbers with numpy, for re-evaluating a local rule.
 
-Only what the local rules need: elementwise maps with numpy-style broadcasting, summing a
-broadcast result back to an input's shape, 2-D matrix products, stacking. Every function
-returns ``None`` when it cannot do its job (a missing operand, shapes that do not fit, too
-much work), and the caller then shows torch's numbers without the working.
+Only what the local rules need: elementwise maps with numpy broadcasting, summing a
+broadcast result back to an input's shape, 2-D matrix products, reordering dims, stacking.
+Every function returns ``None`` when it cannot do its job (a missing operand, shapes that do
+not fit, too much work), and the caller then shows torch's numbers without the working.
+
+The scalar helpers (:func:`fdiv`, :func:`fpow`, :func:`flog`) follow Python's float
+arithmetic where it differs from IEEE's: ``x / 0`` is an infinity with the sign of ``x``
+whatever the sign of the zero (``nan`` for ``0 / 0``), a power that overflows or divides by
+zero is ``+inf``; a negative base to a fractional power is ``nan``. numpy's warnings about
+these are silenced: an infinity or a ``nan`` in the working is part of the explanation.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from gui.model import nested
 from gui.model.result import NestedValues, StepRecord, TensorData
 
-# Recomputing in plain Python costs about a microsecond per multiply; above this much work
-# the pane shows torch's numbers without the working, so a slider tick stays fast.
+# The most elements (multiply-adds for a matrix product) a rule is re-evaluated on. Above it
+# the pane shows torch's numbers without the working or the check, so a slider tick stays
+# cheap; numpy could manage more, but the working of a tensor that big reads as ⟨summaries⟩.
 RECOMPUTE_LIMIT = 256
 
 Shape = tuple[int, ...]
+Vec = NDArray[np.float64]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Arr:
-    """A tensor's numbers in row-major order, with its shape."""
+    """A tensor's numbers as a read-only float64 array (real numbers only)."""
 
-    flat: tuple[float, ...]
-    shape: Shape
+    values: Vec
+
+    @property
+    def shape(self) -> Shape:
+        return tuple(self.values.shape)
+
+    @property
+    def size(self) -> int:
+        return int(self.values.size)
 
     def nested(self) -> NestedValues:
-        return nested.unflatten(list(self.flat), self.shape)
+        """The numbers as nested lists of Python floats (a bare float for a 0-d array)."""
+        return self.values.tolist()
+
+
+def _make(values: ArrayLike) -> Arr:
+    array = np.asarray(values, dtype=np.float64)
+    array.flags.writeable = False  # an Arr is a value: operands are shared between terms
+    return Arr(array)
 
 
 def arr(t: TensorData | None, limit: int | None = RECOMPUTE_LIMIT) -> Arr | None:
     """``t``'s numbers, or ``None`` when it has none, too many (over ``limit``) or not reals."""
     if t is None or t.values is None or (limit is not None and t.numel > limit):
         return None
-    flat = nested.flatten(t.values)
-    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in flat):
+    try:
+        values = np.asarray(t.values)
+    except ValueError:  # ragged lists: not a tensor's tolist()
+        return None
+    if values.dtype.kind not in "iuf" or values.size != t.numel:
         return None  # complex or bool: not worth a second implementation
-    return Arr(tuple(float(v) for v in flat), tuple(t.shape))
+    return _make(values.reshape(t.shape))
 
 
 def scalar(v: object) -> Arr | None:
     """A plain number (an exponent, an alpha) as a 0-d array; ``None`` for anything else."""
     if isinstance(v, bool) or not isinstance(v, int | float):
         return None
-    return Arr((float(v),), ())
+    return _make(float(v))
 
 
-def _broadcast_shape(shapes: Sequence[Shape]) -> Shape | None:
-    ndim = max(len(s) for s in shapes)
-    out = []
-    for i in range(ndim):
-        sizes = {s[i - ndim + len(s)] for s in shapes if i - ndim + len(s) >= 0} - {1}
-        if len(sizes) > 1:
-            return None
-        out.append(sizes.pop() if sizes else 1)
-    return tuple(out)
-
-
-def _index_map(src: Shape, out: Shape) -> list[int]:
-    """For each element of ``out``, the flat index of the ``src`` element broadcast to it."""
-    padded = (1,) * (len(out) - len(src)) + src
-    strides, step = [], 1
-    for d in reversed(padded):
-        strides.append(step if d != 1 else 0)
-        step *= d
-    result = []
-    for i in range(nested.numel(out)):
-        index = 0
-        for dim, stride in zip(reversed(out), strides, strict=True):
-            i, position = divmod(i, dim)
-            index += position * stride
-        result.append(index)
-    return result
-
-
-def fmap(f: Callable[..., float], *arrays: Arr | None) -> Arr | None:
-    present = [a for a in arrays if a is not None]
-    if len(present) < len(arrays):
+def _broadcast(*shapes: Shape) -> Shape | None:
+    """The shape ``shapes`` broadcast to, or ``None`` when they do not broadcast."""
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
         return None
-    shape = _broadcast_shape([a.shape for a in present])
+
+
+def fmap(f: Callable[..., ArrayLike], *arrays: Arr | None) -> Arr | None:
+    """``f`` applied to ``arrays`` broadcast against each other.
+
+    ``f`` gets float64 arrays of the broadcast shape and may return a plain number for a
+    constant; numpy's floating-point warnings are silenced while it runs.
+    """
+    present = [a for a in arrays if a is not None]
+    if not present or len(present) < len(arrays):
+        return None
+    shape = _broadcast(*(a.shape for a in present))
     if shape is None or nested.numel(shape) > RECOMPUTE_LIMIT:
         return None
-    columns = [[a.flat[k] for k in _index_map(a.shape, shape)] for a in present]
-    return Arr(tuple(_safe(f, *xs) for xs in zip(*columns, strict=True)), shape)
-
-
-def _safe(f: Callable[..., float], *xs: float) -> float:
-    try:
-        value = f(*xs)
-    except ZeroDivisionError:
-        return math.inf
-    except (ValueError, OverflowError):
-        return math.nan
-    return math.nan if isinstance(value, complex) else float(value)
+    operands = np.broadcast_arrays(*(a.values for a in present))
+    with np.errstate(all="ignore"):
+        result = f(*operands)
+    return _make(np.broadcast_to(np.asarray(result, dtype=np.float64), shape))
 
 
 def expand(a: Arr | None, shape: Shape) -> Arr | None:
-    if a is None or _broadcast_shape([a.shape, shape]) != shape:
+    """``a`` broadcast to ``shape`` (``a.expand(shape)``)."""
+    if a is None or _broadcast(a.shape, shape) != shape:
         return None
     if nested.numel(shape) > RECOMPUTE_LIMIT:
         return None
-    return Arr(tuple(a.flat[k] for k in _index_map(a.shape, shape)), shape)
+    return _make(np.broadcast_to(a.values, shape))
 
 
 def sum_to(a: Arr | None, shape: Shape) -> Arr | None:
-    if a is None or a.shape == shape or _broadcast_shape([shape, a.shape]) != a.shape:
-        return a if a is not None and a.shape == shape else None
-    total = [0.0] * nested.numel(shape)
-    for value, k in zip(a.flat, _index_map(shape, a.shape), strict=True):
-        total[k] += value
-    return Arr(tuple(total), shape)
+    """``a`` summed over the dims that broadcasting added or stretched, down to ``shape``."""
+    if a is None or a.shape == shape:
+        return a
+    if _broadcast(shape, a.shape) != a.shape:
+        return None
+    lead = len(a.shape) - len(shape)
+    axes = (*range(lead), *(lead + i for i, n in enumerate(shape) if n == 1))
+    with np.errstate(all="ignore"):  # inf + -inf is nan, as in torch
+        total = a.values.sum(axis=axes, keepdims=True).reshape(shape)
+        return _make(total + 0.0)  # a sum starts from +0.0: no "-0." for a sum of -0.0s
 
 
 def reshape(a: Arr | None, shape: Shape | None) -> Arr | None:
-    if a is None or shape is None or nested.numel(shape) != len(a.flat):
+    """``a`` with the same numbers in row-major order and a new ``shape``."""
+    if a is None or shape is None or nested.numel(shape) != a.size:
         return None
-    return Arr(a.flat, shape)
+    return _make(a.values.reshape(shape))
 
 
 def matmul(a: Arr | None, b: Arr | None) -> Arr | None:
+    """The product of two matrices, ``None`` unless both are 2-D and their sizes fit."""
     if a is None or b is None or len(a.shape) != 2 or len(b.shape) != 2:
         return None
     (n, k), (k2, m) = a.shape, b.shape
     if k != k2 or n * k * m > RECOMPUTE_LIMIT:
         return None
-    flat = [sum(a.flat[i * k + j] * b.flat[j * m + c] for j in range(k)) for i in range(n)
-            for c in range(m)]  # fmt: skip
-    return Arr(tuple(flat), (n, m))
+    with np.errstate(all="ignore"):
+        return _make(np.matmul(a.values, b.values) + 0.0)  # +0.0: as in sum_to
 
 
 def transpose(a: Arr | None) -> Arr | None:
+    """A matrix's transpose (``None`` unless ``a`` is 2-D)."""
     if a is None or len(a.shape) != 2:
         return None
-    n, m = a.shape
-    return Arr(tuple(a.flat[i * m + j] for j in range(m) for i in range(n)), (m, n))
+    return _make(a.values.T)
 
 
 def permute(a: Arr | None, dims: Sequence[int]) -> Arr | None:
     """``a.permute(dims)``: output dim ``k`` is input dim ``dims[k]``."""
     if a is None or sorted(dims) != list(range(len(a.shape))):
         return None
-    shape = tuple(a.shape[d] for d in dims)
-    strides = [nested.numel(a.shape[d + 1 :]) for d in range(len(a.shape))]
-    flat = []
-    for i in range(len(a.flat)):
-        index = 0
-        for k in reversed(range(len(shape))):
-            i, position = divmod(i, shape[k])
-            index += position * strides[dims[k]]
-        flat.append(a.flat[index])
-    return Arr(tuple(flat), shape)
+    return _make(np.transpose(a.values, tuple(dims)))
 
 
 def stack(parts: Sequence[Arr | None], dim: int) -> Arr | None:
+    """``torch.stack(parts, dim)``; ``None`` if a part is missing or the shapes differ."""
     if not parts or any(p is None for p in parts):
         return None
-    slices = [p for p in parts if p is not None]
-    shape = slices[0].shape
-    inner = nested.numel(shape[dim:])
-    flat = [s.flat[o * inner + i] for o in range(nested.numel(shape[:dim])) for s in slices
-            for i in range(inner)]  # fmt: skip
-    return Arr(tuple(flat), (*shape[:dim], len(slices), *shape[dim:]))
+    arrays = [p.values for p in parts if p is not None]
+    shape = arrays[0].shape
+    if any(x.shape != shape for x in arrays):
+        return None
+    # The new dim goes where ``shape[:dim]`` ends: torch saves a negative dim as 2**64 - 1,
+    # which this way lands at the end, where -1 means it.
+    return _make(np.stack(arrays, axis=len(shape[:dim])))
 
 
-def fpow(base: float, exponent: float) -> float:
-    try:
-        value = base**exponent
-    except ZeroDivisionError:  # 0 to a negative power
-        return math.inf
-    except OverflowError:
-        return math.inf
-    return math.nan if isinstance(value, complex) else value
+# The helpers below run inside fmap, which silences numpy's floating-point warnings.
 
 
-def flog(x: float) -> float:
-    return math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)
+def fpow(base: ArrayLike, exponent: ArrayLike) -> Vec:
+    """``base ** exponent`` as Python's floats give it: ``+inf`` where finite numbers give
+    an infinite magnitude (0 to a negative power, overflow: Python raises there), else
+    numpy's power (``nan`` for a negative base to a fractional power)."""
+    power = np.power(base, exponent, dtype=np.float64)
+    finite = np.isfinite(base) & np.isfinite(exponent)
+    raised = finite & np.isinf(np.power(np.abs(base), exponent, dtype=np.float64))
+    return np.where(raised, np.inf, power)
 
 
-def fdiv(a: float, b: float) -> float:
-    if b == 0:
-        return math.nan if a == 0 or math.isnan(a) else math.copysign(math.inf, a * b or a)
-    return a / b
+def flog(x: ArrayLike) -> Vec:
+    """The natural log: ``-inf`` at 0, ``nan`` below 0."""
+    return np.log(x, dtype=np.float64)
 
 
-def fmul(a: float, b: float) -> float:
+def fdiv(a: ArrayLike, b: ArrayLike) -> Vec:
+    """``a / b``; by zero: ``nan`` for ``0 / 0`` and ``nan / 0``, else an infinity with the
+    sign of ``a`` (the sign of a zero ``b`` is not looked at)."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    product = a * b
+    # ``product or a``: a nonzero product (only nan, from an infinite a) gives the sign.
+    sign = np.where(product != 0, product, a)
+    by_zero = np.where((a == 0) | np.isnan(a), np.nan, np.copysign(np.inf, sign))
+    return np.where(b == 0, by_zero, a / b)
+
+
+def fmul(a: Vec, b: Vec) -> Vec:
+    """``a * b`` (a rule's product of two operands)."""
     return a * b
-
-
-def _close(x: float, y: float, tolerance: float) -> bool:
-    if math.isnan(x) or math.isnan(y):
-        return math.isnan(x) and math.isnan(y)
-    return x == y or math.isclose(x, y, rel_tol=1e-4, abs_tol=tolerance)
 
 
 def agrees(mine: Arr, theirs: TensorData) -> bool | None:
@@ -205,9 +212,15 @@ def agrees(mine: Arr, theirs: TensorData) -> bool | None:
         return None
     if other.shape != mine.shape:
         return False
-    finite = [abs(v) for v in other.flat if math.isfinite(v)]
-    tolerance = 1e-6 * max([1.0, *finite])
-    return all(_close(x, y, tolerance) for x, y in zip(mine.flat, other.flat, strict=True))
+    x, y = mine.values, other.values
+    tolerance = 1e-6 * max(1.0, float(np.abs(y[np.isfinite(y)]).max(initial=0.0)))
+    with np.errstate(all="ignore"):
+        # math.isclose(x, y, rel_tol=1e-4, abs_tol=tolerance), which unlike np.isclose is
+        # symmetric and never calls an infinity close to a finite number.
+        limit = np.maximum(1e-4 * np.maximum(np.abs(x), np.abs(y)), tolerance)
+        near = (x == y) | (np.isfinite(x) & np.isfinite(y) & (np.abs(x - y) <= limit))
+    either_nan = np.isnan(x) | np.isnan(y)
+    return bool(np.all(np.where(either_nan, np.isnan(x) & np.isnan(y), near)))
 
 
 def step_contribution(step: StepRecord, leaf: str) -> NestedValues | None:
@@ -222,6 +235,5 @@ def step_contribution(step: StepRecord, leaf: str) -> NestedValues | None:
     before = arr(before_data, limit=None)
     if before is None or before.shape != after.shape:
         return None
-    return Arr(
-        tuple(a - b for a, b in zip(after.flat, before.flat, strict=True)), after.shape
-    ).nested()
+    with np.errstate(all="ignore"):  # inf - inf is nan
+        return _make(after.values - before.values).nested()

@@ -97,8 +97,8 @@ def matrix(ctx: Ctx, kind: str) -> Rule:
         grad_b = ctx.term(1, "{a}ᵀ @ {g}", matmul(transpose(x), g), a=(a, x))
     else:
         what = f"Multiplies matrix {a} by vector {b}."
-        column = None if g is None else reshape(g, (len(g.flat), 1))
-        outer = fmap(fmul, column, None if y is None else reshape(y, (1, len(y.flat))))
+        column = None if g is None else reshape(g, (g.size, 1))
+        outer = fmap(fmul, column, None if y is None else reshape(y, (1, y.size)))
         grad_a = ctx.term(0, "outer({g}, {b})", outer, b=(b, y))
         product = matmul(transpose(x), column)
         grad_b = ctx.term(1, "{a}ᵀ @ {g}", reshape(product, y.shape if y else None), a=(a, x))

@@ -1,8 +1,8 @@
 """The pieces a local rule is made of: the node's context, one gradient term, the rule.
 
 A :class:`Term` is a formula with named slots (``"{g} · {b}"``) that reads either as
-symbols (``g · b``) or with numbers (``[1., 1.] · [4., 5.]``), plus its value evaluated in
-plain Python.
+symbols (``g · b``) or with numbers (``[1., 1.] · [4., 5.]``), plus its value evaluated
+with numpy (:mod:`.flat`).
 """
 
 from __future__ import annotations
