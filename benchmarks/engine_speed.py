@@ -15,7 +15,7 @@ from collections.abc import Callable
 from gui.model.engine.run import run_program
 from gui.model.engine_process import EngineProcess
 from gui.model.request import Program, RunRequest
-from gui.model.session.file_format import load_session
+from gui.model.session import load_session
 from gui.resources import lesson_paths
 
 CHAIN_200 = (

@@ -34,12 +34,16 @@ from PySide6.QtWidgets import QAbstractSlider, QApplication, QSlider  # noqa: E4
 
 from gui.model.drawing.layout import layout_graph  # noqa: E402
 from gui.model.engine_process import EngineProcess  # noqa: E402
-from gui.model.session.file_format import Session as SessionFile  # noqa: E402
-from gui.model.session.file_format import load_session  # noqa: E402
-from gui.model.session.session import Session, Snapshot  # noqa: E402
+from gui.model.request import Program  # noqa: E402
+from gui.model.session import (  # noqa: E402
+    Document,
+    Session,
+    Snapshot,
+    load_session,
+)
 from gui.resources import lesson_paths  # noqa: E402
-from gui.widgets.dispatch import ThreadDispatcher  # noqa: E402
 from gui.widgets.main_window import MainWindow  # noqa: E402
+from gui.widgets.thread_dispatcher import ThreadDispatcher  # noqa: E402
 from gui.window_app import FreezeAfterFirstResult, application  # noqa: E402
 
 
@@ -219,7 +223,7 @@ def main() -> None:
     window.show()
 
     cases = [(p.stem, load_session(p)) for p in lesson_paths()]
-    cases.append(("synthetic ~200-node graph", SessionFile(code=chain(40))))
+    cases.append(("synthetic ~200-node graph", Document(Program(code=chain(40)))))
     print(f"slider tick to painted window, {args.ticks} ticks each (ms)")
     print(f"{'case':34} {'nodes':>6} {'p50':>7} {'p95':>7}")
     for name, file in cases:

@@ -18,12 +18,10 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
 from gui.model.engine_process import EngineProcess
-from gui.model.session.file_format import SessionFileError, load_session
-from gui.model.session.session import Session
-from gui.model.session.snapshot import Snapshot
+from gui.model.session import Session, SessionFileError, Snapshot, load_session
 from gui.resources import default_lesson
-from gui.widgets.dispatch import ThreadDispatcher
 from gui.widgets.main_window import APP_NAME, MainWindow
+from gui.widgets.thread_dispatcher import ThreadDispatcher
 
 ORGANIZATION = "AutogradExplorer"
 # Projectors and classrooms: nothing in the app is drawn smaller than this.

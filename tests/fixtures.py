@@ -1,8 +1,48 @@
-"""``approx`` for nested lists (pytest.approx only handles flat sequences)."""
+"""Helpers the test tiers share: ``approx`` for nested lists, lessons and learners.md's numbers,
+plain torch references, a spy on the session, and the Qt steps a user takes (click, type,
+drag) with what the panels show back (texts, underlines, plotted numbers).
+
+The Qt helpers import Qt inside themselves: the pure tier (``tests/model``) imports this
+module too, and must never load Qt.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
 import pytest
+import torch
+
+from gui.model.result import TensorData
+from gui.model.session import Session, Snapshot, load_session
+from gui.model.tensor_format import format_tensor
+from gui.resources import lesson_paths
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QAbstractButton, QPlainTextEdit, QWidget
+    from pytestqt.qtbot import QtBot
+
+    from gui.widgets.code_editor_panel import CodeEditorPanel
+    from gui.widgets.grad_bars import GradBars
+    from gui.widgets.grad_history import GradHistory
+    from gui.widgets.graph_panel import GraphPanel
+    from gui.widgets.node_details_panel import NodeDetailsPanel
+    from gui.widgets.node_item import NodeItem
+    from gui.widgets.number_box import NumberBox
+
+W = TypeVar("W", bound="QWidget")
+
+# learners.md: x of scenarios 3 and 4; x, the first and the second v of scenario 5.
+X3 = [[-1.2095]]
+X5 = [[1.3448, -0.2924], [-0.4746, 0.8842]]
+V1 = [[1.0, 0.0], [1.0, 0.0]]
+V2 = [[0.0, 1.0], [0.0, 1.0]]
+
+
+# -- numbers ------------------------------------------------------------------------------
 
 
 def _flatten(values: object) -> tuple[list[object], tuple[int, ...]]:
@@ -34,4 +74,214 @@ class NestedApprox:
 
 
 def approx(expected: object, rel: float = 1e-3, abs: float = 1e-3) -> NestedApprox:
+    """``pytest.approx`` for nested lists (it only handles flat sequences)."""
     return NestedApprox(expected, rel, abs)
+
+
+def cube_grad(x_values: list[list[float]], *gradients: list[list[float]]) -> torch.Tensor:
+    """z = (2x)**3, z.backward(v, retain_graph=True) once per v: the accumulated x.grad."""
+    x = torch.tensor(x_values, requires_grad=True)
+    z = (2 * x) ** 3
+    for v in gradients:
+        z.backward(torch.tensor(v), retain_graph=True)
+    assert x.grad is not None
+    return x.grad
+
+
+def shown(t: torch.Tensor) -> str:
+    """How the node details pane writes a tensor torch computed (the same formatter, same
+    digits)."""
+    return format_tensor(TensorData(tuple(t.shape), "float32", t.detach().tolist()), 12)
+
+
+# -- sessions -----------------------------------------------------------------------------
+
+
+def load_lesson(session: Session, number: int) -> Snapshot:
+    """Load the lesson whose file name starts with ``number`` (``01-...``); its snapshot."""
+    path = next(p for p in lesson_paths() if p.name.startswith(f"{number:02d}-"))
+    session.load(load_session(path), str(path))
+    return session.snapshot
+
+
+def leaf_key(snapshot: Snapshot, name: str) -> str:
+    """The graph key of the leaf node of the user's variable ``name``."""
+    assert snapshot.graph is not None
+    return next(n.key for n in snapshot.graph.nodes if n.kind == "leaf" and n.var == name)
+
+
+# The session methods that change something: a widget's only way into the model.
+MUTATORS = (
+    "set_input",
+    "set_input_values",
+    "reset_input",
+    "set_range",
+    "set_output",
+    "set_gradient",
+    "set_gradient_element",
+    "apply_gradient_preset",
+    "set_options",
+    "set_retain_grad",
+    "backward",
+    "zero_grad",
+    "clear_steps",
+    "apply_fix",
+    "set_live",
+)
+
+
+class SessionSpy:
+    """Records the session methods a widget calls (outermost calls only); calls made
+    through :meth:`direct` stand for changes from elsewhere and are not recorded."""
+
+    def __init__(self, session: Session, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls: list[str] = []
+        self._session = session
+        self._depth = 0
+        for name in MUTATORS:
+            monkeypatch.setattr(session, name, self._wrap(name, getattr(session, name)))
+
+    def _wrap(self, name: str, original: Callable[..., Any]) -> Callable[..., Any]:
+        def spy(*args: Any, **kwargs: Any) -> Any:
+            if self._depth == 0:
+                self.calls.append(name)
+            self._depth += 1
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self._depth -= 1
+
+        return spy
+
+    def direct(self, name: str, *args: Any, **kwargs: Any) -> None:
+        self._depth += 1
+        try:
+            getattr(self._session, name)(*args, **kwargs)
+        finally:
+            self._depth -= 1
+
+
+# -- what a user does ---------------------------------------------------------------------
+
+
+def show_panel(qtbot: QtBot, panel: W, width: int, height: int) -> W:
+    """``panel`` at ``width`` x ``height``, shown, exposed and closed after the test."""
+    qtbot.addWidget(panel)
+    panel.resize(width, height)
+    panel.show()
+    qtbot.waitExposed(panel)
+    return panel
+
+
+def click(qtbot: QtBot, button: QAbstractButton) -> None:
+    """Click ``button`` where a user would."""
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtWidgets import QCheckBox
+
+    # A check box reacts to clicks on its box and text, not the empty space beyond them.
+    pos = QPoint(8, button.height() // 2) if isinstance(button, QCheckBox) else None
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton, pos=pos or button.rect().center())
+
+
+def handle_center(slider: QWidget) -> QPoint:
+    """Where a slider's handle is, in the slider's coordinates."""
+    from PySide6.QtWidgets import QStyle, QStyleOptionSlider
+
+    option = QStyleOptionSlider()
+    slider.initStyleOption(option)  # type: ignore[attr-defined]
+    rect = slider.style().subControlRect(
+        QStyle.ComplexControl.CC_Slider, option, QStyle.SubControl.SC_SliderHandle, slider
+    )
+    return rect.center()
+
+
+def drag_slider(qtbot: QtBot, slider: QWidget, *offsets: int) -> None:
+    """Press on the slider's handle, move it right by each of ``offsets`` (pixels from where
+    it started; negative: left) in turn, and let go at the last."""
+    from PySide6.QtCore import QPoint, Qt
+
+    start = handle_center(slider)
+    qtbot.mousePress(slider, Qt.MouseButton.LeftButton, pos=start)
+    for dx in offsets:
+        qtbot.mouseMove(slider, start + QPoint(dx, 0))
+    qtbot.mouseRelease(slider, Qt.MouseButton.LeftButton, pos=start + QPoint(offsets[-1], 0))
+
+
+def type_into(qtbot: QtBot, box: NumberBox, text: str) -> None:
+    """Select what the number box holds, type ``text``, press Return."""
+    from PySide6.QtCore import Qt
+
+    box.setFocus()
+    box.lineEdit().selectAll()
+    qtbot.keyClicks(box.lineEdit(), text)
+    qtbot.keyClick(box.lineEdit(), Qt.Key.Key_Return)
+
+
+def type_lines(qtbot: QtBot, editor: QPlainTextEdit, text: str) -> None:
+    """Type ``text`` key by key (QTest cannot click a newline character: press Return)."""
+    from PySide6.QtCore import Qt
+
+    for i, line in enumerate(text.split("\n")):
+        if i:
+            qtbot.keyClick(editor, Qt.Key.Key_Return)
+        qtbot.keyClicks(editor, line)
+
+
+def viewport_point(panel: GraphPanel, item: NodeItem) -> QPoint:
+    """Where the centre of the box ``item`` is in the graph view's viewport."""
+    return panel.view().mapFromScene(item.rect.center())
+
+
+# -- what the panels show -----------------------------------------------------------------
+
+
+def explanation_text(panel: CodeEditorPanel) -> str:
+    """The code panel's explanation tab as plain text."""
+    from PySide6.QtWidgets import QTextBrowser
+
+    return panel.findChild(QTextBrowser, "codeExplanation").toPlainText()
+
+
+def underlines(panel: CodeEditorPanel) -> list[tuple[int, str, str]]:
+    """(1-based line, underlined text, colour) of every wavy underline in the editor."""
+    from PySide6.QtGui import QTextCharFormat
+
+    found = []
+    for selection in panel.editor().extraSelections():
+        fmt = selection.format
+        if fmt.underlineStyle() == QTextCharFormat.UnderlineStyle.SpellCheckUnderline:
+            cursor = selection.cursor
+            found.append(
+                (cursor.blockNumber() + 1, cursor.selectedText(), fmt.underlineColor().name())
+            )
+    return found
+
+
+def text_of(panel: NodeDetailsPanel) -> str:
+    """The pane's text with runs of whitespace (table cells, swatches, alignment) as one space."""
+    return re.sub(r"\s+", " ", panel.browser.toPlainText()).strip()
+
+
+def heights(bars: GradBars) -> tuple[list[float], list[float], list[float]]:
+    """(already there, added, bottom of the added bar) as plotted."""
+    before = [float(v) for v in bars.before.opts["height"]]
+    added = [float(v) for v in bars.added.opts["height"]]
+    bottoms = [float(v) for v in bars.added.opts["y0"]]
+    return before, added, bottoms
+
+
+def final_marks(bars: GradBars) -> list[float]:
+    """The value after the call, one tick per element (each tick is a pair of points)."""
+    _, ys = bars.final.getData()
+    return [float(v) for v in ys[::2]]
+
+
+def curves(history: GradHistory) -> list[tuple[list[float], list[float]]]:
+    """Each curve's (xs, ys) as plotted (both empty when nothing is)."""
+    out = []
+    for curve in history.curves:
+        xs, ys = curve.getData()
+        if xs is None:  # nothing plotted
+            xs, ys = [], []
+        out.append(([float(v) for v in xs], [float(v) for v in ys]))
+    return out

@@ -4,7 +4,8 @@
 slider per element of ``v`` (one "implicit 1.0" slider for a one-element output), presets
 (ones, zeros, one-hot, scale), the one-click fixes for the classic errors, which
 intermediates keep their ``.grad``, and the buttons that add backward calls or zero
-``.grad``. The controls edit the session's *last* backward call.
+``.grad``. The controls edit the session's *last* backward call. The notes, status and
+choices they show come from :mod:`gui.model.views.backward`.
 """
 
 from __future__ import annotations
@@ -26,20 +27,20 @@ from PySide6.QtWidgets import (
 )
 
 from gui.model import nested
-from gui.model.result import FULL_VALUES_LIMIT, RunResult
-from gui.model.session.session import Session
-from gui.model.session.snapshot import GRADIENT_RANGE, FixKind, InputRange, Snapshot
+from gui.model.result import FULL_VALUES_LIMIT
+from gui.model.session import GRADIENT_RANGE, FixKind, InputRange, Session, Snapshot
 from gui.model.tensor_format import format_shape, format_tensor
-from gui.widgets.range_editor import NumberBox, RangeEditor
-from gui.widgets.value_slider import TensorEditor
-
-IMPLICIT_LABEL = "gradient (implicit 1.0)"
-_FIX_TEXT: dict[FixKind, str] = {
-    "sum": "Use {out}.sum()",
-    "mean": "Use {out}.mean()",
-    "ones_like": "gradient = torch.ones_like({out})",
-    "retain_graph": "Keep the graph (retain_graph=True)",
-}
+from gui.model.views.backward import (
+    FIX_TEXT,
+    IMPLICIT_LABEL,
+    gradient_note,
+    intermediates,
+    output_choices,
+    status_text,
+)
+from gui.widgets.number_box import NumberBox
+from gui.widgets.range_editor import RangeEditor
+from gui.widgets.tensor_editor import TensorEditor
 
 
 def _label(text: str = "") -> QLabel:
@@ -58,70 +59,6 @@ def _preset_button(text: str) -> QToolButton:
 def _set_text(label: QLabel | QCheckBox | QPushButton, text: str) -> None:
     if label.text() != text:
         label.setText(text)
-
-
-def _gradient_note(snapshot: Snapshot, shape: tuple[int, ...] | None) -> str:
-    """What the learner should know about ``v`` right now (empty: nothing)."""
-    result = snapshot.result
-    out_shape = snapshot.output_shape
-    if result is None:
-        return "Run the code to see what backward differentiates."
-    if out_shape is None:
-        return "Nothing to differentiate: no tensor in the code has a grad_fn."
-    out = result.output or "the output"
-    if snapshot.current_step.gradient is None and nested.numel(out_shape) != 1:
-        return (
-            "No gradient given: torch needs one for a non-scalar output "
-            f"({out} has shape {format_shape(out_shape)})."
-        )
-    if shape is not None and shape != out_shape:
-        return (
-            f"v has shape {format_shape(shape)} but {out} has {format_shape(out_shape)}: "
-            "torch needs them equal. A preset below starts over with the right shape."
-        )
-    if shape is not None and nested.numel(shape) > FULL_VALUES_LIMIT:
-        return "Too many elements to edit one by one: use the presets."
-    return ""
-
-
-def _status(snapshot: Snapshot) -> str:
-    """``"Backward calls: 2 (accumulating)"`` and what else explains the current ``.grad``."""
-    result = snapshot.result
-    steps = () if result is None else result.steps
-    text = f"Backward calls: {len(steps)}"
-    if len(steps) > 1:
-        adding = any(not s.zero_grad for s in steps[1:])
-        text += " (accumulating)" if adding else " (grads zeroed before each)"
-    if snapshot.zero_after:
-        text += ", then .grad zeroed"
-    if steps and steps[-1].error is not None:
-        text += "\nThe last call failed: see the error."
-    lines = sorted({s.line for s in steps if s.source == "code" and s.line is not None})
-    if snapshot.code_calls_backward and not snapshot.steps:
-        where = ", ".join(str(n) for n in lines)
-        text += f"\nYour code calls backward itself (line{'s' if len(lines) > 1 else ''} {where})."
-    if not snapshot.live and snapshot.stale:
-        text += "\nNot run since the last change: live is off."
-    return text
-
-
-def _output_choices(result: RunResult | None) -> list[tuple[str | None, str]]:
-    if result is None:
-        return [(None, "automatic")]
-    auto = result.output
-    auto_text = "automatic"
-    if auto is not None and result.output_value is not None:
-        auto_text = f"automatic: {auto}  {format_shape(result.output_value.shape)}"
-    items: list[tuple[str | None, str]] = [(None, auto_text)]
-    for name, info in result.tensors.items():
-        items.append((name, f"{name}  {format_shape(info.value.shape)}"))
-    return items
-
-
-def _intermediates(result: RunResult | None) -> list[str]:
-    if result is None:
-        return []
-    return [n for n, t in result.tensors.items() if not t.is_leaf and t.grad_fn is not None]
 
 
 class BackwardPanel(QWidget):
@@ -172,7 +109,7 @@ class BackwardPanel(QWidget):
         self.fixes: dict[FixKind, QPushButton] = {}
         fix_rows = [QHBoxLayout(), QHBoxLayout(), QHBoxLayout()]
         # sum and mean share a row; the longer ones get their own.
-        for kind, at in zip(_FIX_TEXT, (0, 0, 1, 2), strict=True):
+        for kind, at in zip(FIX_TEXT, (0, 0, 1, 2), strict=True):
             button = self.fixes[kind] = QPushButton()
             button.clicked.connect(partial(self._on_view_fix, kind))
             fix_rows[at].addWidget(button)
@@ -271,11 +208,11 @@ class BackwardPanel(QWidget):
         self._render_presets(snapshot)
         self._render_options(snapshot)
         self._render_retain(snapshot)
-        _set_text(self.status, _status(snapshot))
+        _set_text(self.status, status_text(snapshot))
         self.zero_grad.setEnabled(snapshot.result is not None and not snapshot.zero_after)
 
     def _render_output(self, snapshot: Snapshot) -> None:
-        choices = _output_choices(snapshot.result)
+        choices = output_choices(snapshot.result)
         with QSignalBlocker(self.output):
             if choices != self._choices:
                 self._choices = choices
@@ -298,7 +235,7 @@ class BackwardPanel(QWidget):
             shape, flat = nested.shape_of(gradient), nested.flatten(gradient)
         elif implicit and out_shape is not None:
             shape, flat = out_shape, [1.0]
-        note = _gradient_note(snapshot, shape)
+        note = gradient_note(snapshot, shape)
         _set_text(self.note, note)
         self.note.setVisible(bool(note))
         if shape is not None and nested.numel(shape) > FULL_VALUES_LIMIT:
@@ -340,7 +277,7 @@ class BackwardPanel(QWidget):
         for kind, button in self.fixes.items():
             shown = kind in snapshot.fixes
             if shown:
-                _set_text(button, _FIX_TEXT[kind].format(out=out))
+                _set_text(button, FIX_TEXT[kind].format(out=out))
             if button.isVisibleTo(self) != shown:
                 button.setVisible(shown)
 
@@ -374,7 +311,7 @@ class BackwardPanel(QWidget):
 
     def _render_retain(self, snapshot: Snapshot) -> None:
         result = snapshot.result
-        names = tuple(_intermediates(result))
+        names = tuple(intermediates(result))
         if names != self._retain_key:
             self._retain_key = names
             for check in self.retain.values():

@@ -4,13 +4,13 @@ x is the backward call's number (1, 2, ...), y the value ``.grad`` held after it
 per element for small leaves, the norm for bigger ones. Where ``.grad`` changed between two
 calls (zeroed, typically) the line drops at the half step and a dashed "zeroed" line says
 why; failed calls get a red line; the step the other views show is highlighted. Clicking
-near a step asks for that step (the panel turns it into ``session.select_step``).
+near a step asks for that step (the panel turns it into ``session.select_step``). The points
+come from :func:`gui.model.views.grad_history.history_data`.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import pyqtgraph as pg
 from pyqtgraph.GraphicsScene.mouseEvents import MouseClickEvent
@@ -18,21 +18,16 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGraphicsItem, QWidget
 
 from gui.model import nested
-from gui.model.result import TensorData
-from gui.model.session.snapshot import Snapshot
-from gui.widgets.grad_bars import (
+from gui.model.views.grad_history import HistoryData, per_element, step_for_click
+from gui.widgets.plot_style import (
     TEXT_COLOR,
     StickyRange,
-    floats,
-    is_zeroed,
     label_ticks,
     plot_font,
-    same_grad,
     set_title,
     style_plot,
 )
 
-MAX_CURVES = 8
 # Elements are categories, not signed amounts, so they take a colour-blind-safe categorical
 # palette (Okabe-Ito without its yellow and vermillion: yellow vanishes on white and
 # vermillion would read as the red of a failed step), with a distinct symbol each as well.
@@ -50,103 +45,6 @@ CURVE_SYMBOLS = ("o", "s", "t", "d", "t1", "p", "h", "star")
 FAILED_COLOR = "#c62828"
 ZEROED_COLOR = "#505050"
 SHOWN_COLOR = (255, 193, 7, 110)
-
-
-@dataclass(frozen=True)
-class HistoryData:
-    """The points of one leaf's history; ``series[k][j]`` is curve ``k`` at ``xs[j]``.
-
-    ``steps`` is the number of backward calls; ``zeroed`` and ``failed`` are x positions of
-    the marker lines; ``shown`` is the x of the step the other views show.
-    """
-
-    xs: tuple[float, ...] = ()
-    series: tuple[tuple[float, ...], ...] = ()
-    steps: int = 0
-    zeroed: tuple[float, ...] = ()
-    failed: tuple[float, ...] = ()
-    shown: float | None = None
-    end: float = 0.0  # the last x plotted: steps, or steps + 0.5 after a final zeroing
-
-
-def per_element(shape: tuple[int, ...]) -> bool:
-    """One curve per element (small leaves) rather than the norm."""
-    return nested.numel(shape) <= MAX_CURVES
-
-
-def _point(data: TensorData | None, curves: int, elements: bool) -> list[float]:
-    values = floats(data)
-    if elements:
-        if values is None or len(values) != curves:
-            return [math.nan] * curves
-        return values
-    if values is not None:
-        return [math.sqrt(sum(v * v for v in values))]
-    if data is not None and data.summary is not None:
-        return [data.summary.norm]
-    return [math.nan]
-
-
-def history_data(snapshot: Snapshot, leaf: str, shape: tuple[int, ...]) -> HistoryData:
-    """The history of ``leaf`` (of ``shape``) over the snapshot's backward calls."""
-    result = snapshot.result
-    steps = () if result is None else result.steps
-    elements = per_element(shape)
-    curves = nested.numel(shape) if elements else 1
-    xs: list[float] = []
-    points: list[list[float]] = []
-    zeroed: list[float] = []
-    failed: list[float] = []
-    previous: TensorData | None = None
-    for number, step in enumerate(steps, start=1):
-        before = step.grads_before.get(leaf)
-        if number > 1 and not same_grad(before, previous):
-            xs.append(number - 0.5)
-            points.append(_point(before, curves, elements))
-        if step.zero_grad and number > 1:
-            zeroed.append(number - 0.5)
-        previous = step.grads_after.get(leaf)
-        xs.append(number)
-        points.append(_point(previous, curves, elements))
-        if step.error is not None:
-            failed.append(number)
-    count = len(steps)
-    end = float(count)
-    final = snapshot.leaf_grads.get(leaf)
-    if count and not same_grad(final, previous):  # changed after the last call
-        end = count + 0.5
-        xs.append(end)
-        points.append(_point(final, curves, elements))
-        if is_zeroed(final):
-            zeroed.append(end)
-    return HistoryData(
-        xs=tuple(xs),
-        series=tuple(tuple(p[k] for p in points) for k in range(curves)),
-        steps=count,
-        zeroed=tuple(zeroed),
-        failed=tuple(failed),
-        shown=_shown_x(snapshot, count, end),
-        end=end,
-    )
-
-
-def _shown_x(snapshot: Snapshot, count: int, end: float) -> float | None:
-    if not count:
-        return None
-    selected = snapshot.selected_step
-    if selected is None or not 0 <= selected < count:
-        return end
-    return float(selected + 1)
-
-
-def step_for_click(x: float, data: HistoryData) -> int | None:
-    """The step index a click at ``x`` asks for; ``None`` means "the latest"."""
-    if data.end > data.steps and x > data.steps + 0.25:
-        return None
-    number = min(max(round(x), 1), data.steps)
-    if number == data.steps and data.end == data.steps:
-        return None
-    return number - 1
 
 
 def _marker(color: str, dashed: bool, text: str) -> pg.InfiniteLine:

@@ -28,18 +28,13 @@ from PySide6.QtWidgets import (
 
 from gui.model.drawing.colors import DIVERGING_STOPS, scale_for
 from gui.model.result import RunResult
-from gui.model.session.session import Session
-from gui.model.session.snapshot import Snapshot
-from gui.widgets.grad_bars import (
-    ADDED_BORDER,
-    BEFORE_COLOR,
-    FINAL_COLOR,
-    BarData,
-    GradBars,
-    bar_data,
-    plot_font,
-)
-from gui.widgets.grad_history import GradHistory, history_data
+from gui.model.session import Session, Snapshot
+from gui.model.views.grad_bars import BarData, bar_data
+from gui.model.views.grad_history import history_data
+from gui.model.views.grad_plots import leaf_shape
+from gui.widgets.grad_bars import GradBars
+from gui.widgets.grad_history import GradHistory
+from gui.widgets.plot_style import ADDED_BORDER, BEFORE_COLOR, FINAL_COLOR, plot_font
 
 MAX_ROWS = 3
 ROW_MIN_HEIGHT = 190
@@ -96,11 +91,6 @@ def _legend() -> QWidget:
         layout.addSpacing(4)
     layout.addStretch(1)
     return row
-
-
-def _shape(result: RunResult | None, leaf: str) -> tuple[int, ...]:
-    info = None if result is None else result.tensors.get(leaf)
-    return () if info is None else tuple(info.value.shape)
 
 
 # Below this width a bars plot and a history plot side by side clip their axes.
@@ -175,7 +165,7 @@ class GradPlotsPanel(QWidget):
         leaves = snapshot.leaves
         self._sync_combo(leaves)
         shown = leaves if len(leaves) <= MAX_ROWS else tuple(x for x in leaves if x == self._picked)
-        shapes = tuple((leaf, _shape(snapshot.result, leaf)) for leaf in shown)
+        shapes = tuple((leaf, leaf_shape(snapshot.result, leaf)) for leaf in shown)
         if shapes != self._shapes:
             self._rebuild(shapes)
         self._empty.setVisible(not shapes)

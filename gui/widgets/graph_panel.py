@@ -2,155 +2,51 @@
 
 Boxes sit where the session's layout put them (Graphviz ``dot``, by structure key), so a
 slider moving ``x`` only changes texts and colours: the scene is rebuilt exactly when the
-graph's structure changes. What each box and edge shows comes from the same helpers as the
-SVG export (:mod:`gui.model.drawing.paint`, :func:`gui.model.drawing.layout.node_lines`), so the
-window and an exported report agree number for number and colour for colour.
+graph's structure changes (:class:`~gui.widgets.graph_items.GraphItems`). What each box and
+edge shows comes from the same helpers as the SVG export (:mod:`gui.model.drawing.paint`,
+:func:`gui.model.drawing.layout.node_lines`), so the window and an exported report agree
+number for number and colour for colour; the captions come from
+:mod:`gui.model.views.graph_caption`.
 
 Clicking a box selects it in the session; the outline is drawn from the snapshot, never
-from Qt's own selection state. Dragging empty space pans, the wheel zooms at the cursor.
+from Qt's own selection state. Dragging empty space pans, the wheel zooms at the cursor
+(:class:`~gui.widgets.graph_view.GraphView`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QRectF, QSignalBlocker, QSize, Qt
-from PySide6.QtGui import (
-    QAction,
-    QColor,
-    QKeySequence,
-    QLinearGradient,
-    QPainter,
-    QPaintEvent,
-)
+from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QGraphicsScene,
     QHBoxLayout,
     QLabel,
-    QSizePolicy,
     QStackedWidget,
     QToolBar,
     QVBoxLayout,
     QWidget,
 )
 
-from gui.model.drawing.colors import diverging_color, text_color_on
 from gui.model.drawing.paint import Gradients
-from gui.model.session.session import Session
-from gui.model.session.snapshot import Snapshot
-from gui.model.tensor_format import format_number
-from gui.widgets.graph_items import NodeItem
-from gui.widgets.graph_scene import SCENE_PADDING, ZOOM_STEP, GraphItems, GraphView
+from gui.model.session import Session, Snapshot
+from gui.model.views.graph_caption import (
+    EMPTY_TEXT,
+    caption_text,
+    empty_text,
+    failure_text,
+    step_labels,
+)
+from gui.widgets.graph_items import GraphItems
+from gui.widgets.graph_view import ZOOM_STEP, GraphView
+from gui.widgets.legend_ramp import LegendRamp
+from gui.widgets.node_item import NodeItem
 
-EMPTY_TEXT = "Run a program to see its autograd graph"
 FAILED_COLOR = "#b2182b"
-
-
-class LegendRamp(QWidget):
-    """The diverging scale as one bar, labelled -s, 0 and s at its ends and middle."""
-
-    STOPS = 9  # samples of the scale: its piecewise-linear colour stops
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.scale = 1.0
-        self._width = 0
-        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
-        self.setToolTip("Gradient colours: blue below zero, red above, darkest at ±scale")
-        self._fit_width()
-
-    def set_scale(self, scale: float) -> None:
-        """Label the bar for ``scale`` (the magnitude drawn darkest)."""
-        if scale != self.scale or self._width == 0:
-            self.scale = scale
-            self._fit_width()
-            self.update()
-
-    def texts(self) -> list[str]:
-        """The numbers printed on the bar: -scale, 0, scale."""
-        return [format_number(-self.scale), "0", format_number(self.scale)]
-
-    def shrink(self) -> None:
-        """Let the bar narrow again at the next :meth:`set_scale` (a new graph)."""
-        self._width = 0
-
-    def _fit_width(self) -> None:
-        # Only ever widens, so a slider tick never makes the caption beside it reflow
-        # back and forth.
-        metrics = self.fontMetrics()
-        low, zero, high = (metrics.horizontalAdvance(t) for t in self.texts())
-        width = max(12 * metrics.averageCharWidth(), 2 * max(low, high) + zero + 40)
-        if width > self._width:
-            self._width = width
-            self.updateGeometry()
-
-    def sizeHint(self) -> QSize:
-        return QSize(self._width, self.fontMetrics().height() + 6)
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        painter = QPainter(self)
-        bar = QRectF(self.rect())
-        gradient = QLinearGradient(bar.topLeft(), bar.topRight())
-        for i in range(self.STOPS):
-            fraction = i / (self.STOPS - 1)
-            gradient.setColorAt(fraction, QColor(self._color(2 * fraction - 1)))
-        painter.fillRect(bar, gradient)
-        inner = bar.adjusted(5, 0, -5, 0)
-        aligns = (
-            Qt.AlignmentFlag.AlignLeft,
-            Qt.AlignmentFlag.AlignHCenter,
-            Qt.AlignmentFlag.AlignRight,
-        )
-        for at, text, align in zip((-1.0, 0.0, 1.0), self.texts(), aligns, strict=True):
-            painter.setPen(QColor(text_color_on(self._color(at))))
-            painter.drawText(inner, align | Qt.AlignmentFlag.AlignVCenter, text)
-        painter.end()
-
-    def _color(self, fraction: float) -> str:
-        return diverging_color(fraction * self.scale, self.scale)
-
-
-def _step_labels(snapshot: Snapshot) -> list[str]:
-    steps = () if snapshot.result is None else snapshot.result.steps
-    labels = ["latest step"] if steps else ["no backward yet"]
-    for step in steps:
-        failed = " (failed)" if step.error is not None else ""
-        labels.append(f"step {step.index + 1} of {len(steps)}{failed}")
-    return labels
-
-
-def _failure_text(snapshot: Snapshot) -> str:
-    step = snapshot.shown_step
-    if step is None or step.error is None:
-        return ""
-    first_line = step.error.message.splitlines()[0] if step.error.message else ""
-    if len(first_line) > 90:
-        first_line = first_line[:87] + "..."
-    return f"Backward step {step.index + 1} failed: {first_line}"
-
-
-def _caption_text(snapshot: Snapshot, grads: Gradients, compact: bool) -> str:
-    step = snapshot.graph_step
-    if grads.any:
-        where = f" (step {step.index + 1})" if step is not None else ""
-        text = f"box colour: gradient arriving{where}"
-        if step is not None and not compact:
-            text += " · edge label: gradient flowing back"
-    else:
-        text = "No backward yet: boxes are coloured by kind"
-    graph = snapshot.graph
-    if graph is not None and graph.truncated:
-        text += " · graph cut short: too many nodes to walk them all"
-    return text
-
-
-def _empty_text(snapshot: Snapshot) -> str:
-    if snapshot.error is None:
-        return EMPTY_TEXT
-    first_line = (snapshot.error.message.splitlines() or [snapshot.error.kind])[0]
-    return f"No graph to draw: the program stopped.\n{first_line}"
+SCENE_PADDING = 16.0
 
 
 class GraphPanel(QWidget):
@@ -314,7 +210,7 @@ class GraphPanel(QWidget):
             self._scene.clear()
             self._items = None
         self._shown = None
-        self.empty.setText(_empty_text(snapshot))
+        self.empty.setText(empty_text(snapshot))
         self.stack.setCurrentWidget(self.empty)
         self.caption.setText("")
         self.legend.setVisible(False)
@@ -339,15 +235,15 @@ class GraphPanel(QWidget):
         return items
 
     def _render_captions(self, snapshot: Snapshot, grads: Gradients, compact: bool) -> None:
-        self.caption.setText(_caption_text(snapshot, grads, compact))
+        self.caption.setText(caption_text(snapshot, grads, compact))
         self.legend.setVisible(grads.any)
         self.legend.set_scale(grads.scale)
-        failure = _failure_text(snapshot)
+        failure = failure_text(snapshot)
         self.failure.setText(failure)
         self.failure.setVisible(bool(failure))
 
     def _render_steps(self, snapshot: Snapshot) -> None:
-        labels = _step_labels(snapshot)
+        labels = step_labels(snapshot)
         index = 0 if snapshot.selected_step is None else snapshot.selected_step + 1
         if labels == self._step_labels and index == self.step_choice.currentIndex():
             return

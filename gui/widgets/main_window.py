@@ -24,16 +24,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.model.session.file_format import SessionFileError, load_session
-from gui.model.session.session import Session
-from gui.model.session.snapshot import Snapshot
+from gui.model.session import Session, SessionFileError, Snapshot, load_session
+from gui.model.views.status import status_bar_text
 from gui.resources import lesson_paths
 from gui.widgets.backward_panel import BackwardPanel
-from gui.widgets.code_editor import CodeEditorPanel
-from gui.widgets.grad_plots import GradPlotsPanel
-from gui.widgets.graph_view import GraphPanel
+from gui.widgets.code_editor_panel import CodeEditorPanel
+from gui.widgets.grad_plots_panel import GradPlotsPanel
+from gui.widgets.graph_panel import GraphPanel
 from gui.widgets.inputs_panel import InputsPanel
-from gui.widgets.node_details import NodeDetailsPanel
+from gui.widgets.node_details_panel import NodeDetailsPanel
 
 APP_NAME = "Autograd Explorer"
 PRESENTATION_SCALE = 1.45
@@ -206,7 +205,7 @@ class MainWindow(QMainWindow):
             live.blockSignals(True)
             live.setChecked(snapshot.live)
             live.blockSignals(False)
-        _set_text(self._status, _status_text(snapshot))
+        _set_text(self._status, status_bar_text(snapshot))
         count = 0 if snapshot.result is None else len(snapshot.result.steps)
         _set_text(self._steps_label, f"backward calls: {count}")
         _set_text(self._live_label, "live" if snapshot.live else "live off")
@@ -383,22 +382,6 @@ def _set_text(label: QLabel, text: str) -> None:
 def _is_lesson(path: str) -> bool:
     """Lessons ship with the app: saving goes to a new file rather than over them."""
     return any(Path(path).resolve() == p.resolve() for p in lesson_paths())
-
-
-def _status_text(snapshot: Snapshot) -> str:
-    if snapshot.running and snapshot.result is None:
-        return "Starting the engine…"
-    if snapshot.error is not None:
-        line = f" (line {snapshot.error.line})" if snapshot.error.line else ""
-        first = snapshot.error.message.splitlines()[0] if snapshot.error.message else ""
-        return f"{snapshot.error.kind}{line}: {first[:120]}"
-    if snapshot.stale and not snapshot.live:
-        return "Changed: press F5 to run (live is off)"
-    result = snapshot.result
-    if result is None:
-        return "Ready"
-    # No timing here: a number changing on every slider tick relayouts the status bar.
-    return f"Up to date · output {result.output or '—'}"
 
 
 GUIDE = (

@@ -1,89 +1,14 @@
-"""Numbers on a step grid: how they read (:func:`number_text`), the box to type them in
-(:class:`NumberBox`), and the editor of a slider range (low, high, step) that refuses bad
-ranges in words, not exceptions.
-"""
+"""The editor of a slider range (low, high, step), which refuses bad ranges in words, not
+exceptions."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QLocale, QSignalBlocker, QSize, Qt, Signal
-from PySide6.QtGui import QWheelEvent
-from PySide6.QtWidgets import (
-    QDoubleSpinBox,
-    QHBoxLayout,
-    QLabel,
-    QSizePolicy,
-    QToolButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from gui.model.session.snapshot import InputRange
-
-BOX_LIMIT = 1e9  # the largest magnitude a number box takes
-MAX_DECIMALS = 6
-# What the widest number box must fit without moving the layout while values change.
-_NUMBER_SAMPLE = "-888.8888"
-
-
-def step_decimals(step: float) -> int:
-    """How many decimals a value on a grid of ``step`` needs: 0.04 -> 2, 0.002 -> 3."""
-    for decimals in range(MAX_DECIMALS + 1):
-        scaled = step * 10**decimals
-        if abs(scaled - round(scaled)) <= 1e-6 * max(1.0, scaled):
-            return decimals
-    return MAX_DECIMALS
-
-
-def number_text(value: float, decimals: int) -> str:
-    """``value`` with ``decimals`` decimals, or more when fewer would change it: a value
-    the slider grid cannot hit (-1.2095 on a 0.004 grid) still shows as it is."""
-    text = f"{value:.{decimals}f}"
-    if abs(float(text) - value) <= 1e-6 * max(1.0, abs(value)):
-        return text
-    full = f"{value:.{MAX_DECIMALS}f}".rstrip("0")
-    head, _, tail = full.partition(".")
-    return f"{head}.{tail.ljust(decimals, '0')}" if tail or decimals else head
-
-
-class NumberBox(QDoubleSpinBox):
-    """A spin box that shows a number as exactly as it is and reports only committed
-    edits (Enter, focus out, arrow keys), in the C locale so ``1.5`` always parses."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._shown_decimals = 2
-        self.setLocale(QLocale.c())
-        self.setDecimals(MAX_DECIMALS)
-        self.setKeyboardTracking(False)
-        self.setButtonSymbols(QDoubleSpinBox.ButtonSymbols.NoButtons)
-        self.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-
-    def set_shown_decimals(self, decimals: int) -> None:
-        self._shown_decimals = decimals
-
-    def wheelEvent(self, event: QWheelEvent) -> None:
-        if self.hasFocus():
-            super().wheelEvent(event)
-        else:
-            event.ignore()  # scrolling the panel, not this number
-
-    def textFromValue(self, value: float) -> str:
-        return number_text(value, self._shown_decimals)
-
-    def sizeHint(self) -> QSize:
-        # Qt sizes spin boxes by their range's text; a wide range would make a huge box.
-        width = self.fontMetrics().horizontalAdvance(_NUMBER_SAMPLE) + 16
-        return QSize(width, super().sizeHint().height())
-
-    def minimumSizeHint(self) -> QSize:
-        return self.sizeHint()
-
-
-def range_text(value_range: InputRange) -> str:
-    """``"-5 to 5, step 0.01"``."""
-    return f"{value_range.low:g} to {value_range.high:g}, step {value_range.step:g}"
+from gui.model.session import InputRange
+from gui.model.views.grid_numbers import range_text, step_decimals
+from gui.widgets.number_box import BOX_LIMIT, NumberBox
 
 
 class RangeEditor(QWidget):

@@ -22,7 +22,7 @@ class _Relay(QObject):
 
 
 class ThreadDispatcher:
-    """A :class:`gui.model.session.session.Dispatcher` backed by one daemon worker thread.
+    """A :class:`~gui.model.session.dispatch.Dispatcher` backed by one daemon worker thread.
 
     Create it on the GUI thread (after the QApplication); ``done`` callbacks run there.
     """

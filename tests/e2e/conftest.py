@@ -14,16 +14,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import torch
 from PySide6.QtCore import QEvent, QSettings, Qt
-from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
+from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from gui.model.engine_process import EngineProcess
-from gui.model.session.session import Session
-from gui.model.session.snapshot import Snapshot
-from gui.widgets.dispatch import ThreadDispatcher
+from gui.model.result import TensorData
+from gui.model.session import Session, Snapshot
+from gui.model.tensor_format import format_number, format_tensor
 from gui.widgets.main_window import MainWindow
+from gui.widgets.thread_dispatcher import ThreadDispatcher
 from gui.window_app import application
+from tests.fixtures import final_marks, leaf_key
 
 # Generous: the first run after an engine restart waits for a torch import.
 RESULT_TIMEOUT_MS = 60_000
@@ -80,6 +83,34 @@ def press(
     (offscreen, activation is not guaranteed after other windows were shown)."""
     activate(qtbot, window)
     qtbot.keyClick(window, key, modifier)
+
+
+def data(t: torch.Tensor) -> TensorData:
+    """A tensor torch computed as the engine would hand it over."""
+    return TensorData(tuple(t.shape), "float32", t.detach().tolist())
+
+
+def assert_grad_shown(
+    window: MainWindow, snapshot: Snapshot, leaf: str, grad: torch.Tensor
+) -> None:
+    """``leaf.grad`` equals torch's ``grad`` in the session and in every panel showing it."""
+    app_grad = snapshot.leaf_grads[leaf]
+    assert app_grad is not None
+    assert torch.allclose(torch.tensor(app_grad.values), grad, rtol=1e-5, atol=1e-6)
+    text = format_tensor(data(grad))
+    group = window.inputs.groups[leaf]
+    assert group.grad_label.text() == f"{leaf}.grad = {text}"
+    assert group.editor is not None
+    flat = grad.flatten().tolist()
+    assert [row.swatch.text() for row in group.editor.sliders] == [format_number(v) for v in flat]
+    item = window.graph.node_item(leaf_key(snapshot, leaf))
+    assert item is not None and item.lines[-1] == f"grad {text}"
+    assert final_marks(window.plots.bars(leaf)) == pytest.approx(flat, rel=1e-5, abs=1e-6)
+
+
+def status_bar_texts(window: MainWindow) -> list[str]:
+    """The texts of the status bar's labels (message, backward calls, live)."""
+    return [label.text() for label in window.statusBar().findChildren(QLabel)]
 
 
 def _no_dialog(name: str) -> Callable[..., Any]:

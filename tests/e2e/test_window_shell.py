@@ -23,16 +23,21 @@ from PySide6.QtGui import QAction, QImage
 from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
-from gui.model.session.file_format import Session as SessionFile
-from gui.model.session.file_format import load_session, save_session
+from gui.model.request import Program
+from gui.model.session import Document, load_session, save_session
 from gui.resources import lesson_paths
 from gui.widgets.main_window import DEFAULT_SIZES, PRESENTATION_SCALE, MainWindow
-from tests.e2e.conftest import Explorer, open_lesson, press, settle
-from tests.e2e.test_window_stories import V1 as X5_V1
-from tests.e2e.test_window_stories import V2 as X5_V2
-from tests.e2e.test_window_stories import X5, assert_grad_shown, status_bar_texts
-from tests.widgets.test_backward_panel import cube_grad
-from tests.widgets.test_inputs_panel import handle_center, type_into
+from tests.e2e.conftest import (
+    Explorer,
+    assert_grad_shown,
+    open_lesson,
+    press,
+    settle,
+    status_bar_texts,
+)
+from tests.fixtures import V1 as X5_V1
+from tests.fixtures import V2 as X5_V2
+from tests.fixtures import X5, cube_grad, drag_slider, type_into
 
 pytestmark = pytest.mark.slow
 
@@ -132,10 +137,10 @@ def test_save_as_then_open_brings_the_session_back(
     assert dialogs.calls == ["getSaveFileName"]
     assert explorer.errors == []
     file = load_session(path)
-    assert file.code == saved.code
-    assert file.values == {"x": x_with(1.5)}
-    assert file.backward == saved.steps and file.backward is not None
-    assert [step.gradient for step in file.backward] == [X5_V1, X5_V2]
+    assert file.program.code == saved.code
+    assert file.program.values == {"x": x_with(1.5)}
+    assert file.program.steps == saved.steps and file.program.steps is not None
+    assert [step.gradient for step in file.program.steps] == [X5_V1, X5_V2]
     assert file.title == "Gradients accumulate across backward calls"
     assert explorer.snapshot.path == str(path)
     assert not explorer.snapshot.modified and "*" not in shown_title(window)
@@ -157,7 +162,9 @@ def test_save_writes_the_open_file_without_asking(
 ) -> None:
     path = tmp_path / "mine.json"
     save_session(
-        SessionFile(code="x = torch.tensor([1., 2.], requires_grad=True)\ny = (x**2).sum()\n"),
+        Document(
+            Program(code="x = torch.tensor([1., 2.], requires_grad=True)\ny = (x**2).sum()\n")
+        ),
         path,
     )
     dialogs.answer("getOpenFileName", path)
@@ -167,7 +174,7 @@ def test_save_writes_the_open_file_without_asking(
     settle(qtbot, explorer.session)
     press(qtbot, explorer.window, Qt.Key.Key_S, CTRL)
     assert dialogs.calls == ["getOpenFileName"], "Ctrl+S on an opened file asks nothing"
-    assert load_session(path).values == {"x": [3.0, 2.0]}
+    assert load_session(path).program.values == {"x": [3.0, 2.0]}
     assert not explorer.snapshot.modified
 
 
@@ -257,7 +264,7 @@ def test_a_failed_save_keeps_the_old_file(
         assert path.read_bytes() == old
         assert sorted(p.name for p in folder.iterdir()) == ["session.json"]
     assert explorer.snapshot.modified
-    assert load_session(path).values == {"x": x_with(1.5)}
+    assert load_session(path).program.values == {"x": x_with(1.5)}
 
 
 def test_export_writes_result_script_and_graph(
@@ -402,11 +409,7 @@ def test_live_off_waits_for_f5(qtbot: QtBot, explorer: Explorer) -> None:
     assert "live off" in status_bar_texts(window)
     group = window.inputs.groups["x"]
     assert group.editor is not None
-    slider = group.editor.sliders[0].slider
-    start = handle_center(slider)
-    qtbot.mousePress(slider, LEFT, pos=start)
-    qtbot.mouseMove(slider, start + QPoint(20, 0))
-    qtbot.mouseRelease(slider, LEFT, pos=start + QPoint(20, 0))
+    drag_slider(qtbot, group.editor.sliders[0].slider, 20)
     snapshot = explorer.snapshot
     values = snapshot.values["x"]
     assert values[0] > 3.0 and not snapshot.running

@@ -14,38 +14,50 @@ from collections.abc import Callable
 import pytest
 import torch
 from PySide6.QtCore import QPoint, Qt, QTimer
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS
-from gui.model.result import TensorData
-from gui.model.session.snapshot import Snapshot
-from gui.model.tensor_format import format_number, format_tensor
+from gui.model.session import Snapshot
+from gui.model.tensor_format import format_tensor
 from gui.widgets.main_window import MainWindow
-from tests.e2e.conftest import Explorer, open_lesson, press, settle
-from tests.widgets.test_backward_panel import click, cube_grad
-from tests.widgets.test_code_editor import explanation_text, type_lines, underlines
-from tests.widgets.test_grad_plots import curves, final_marks, heights
-from tests.widgets.test_graph_view import leaf_key, viewport_point
-from tests.widgets.test_inputs_panel import handle_center, type_into
-from tests.widgets.test_node_details import shown, text_of
+from tests.e2e.conftest import (
+    Explorer,
+    assert_grad_shown,
+    data,
+    open_lesson,
+    press,
+    settle,
+    status_bar_texts,
+)
+from tests.fixtures import (
+    V1,
+    V2,
+    X3,
+    X5,
+    click,
+    cube_grad,
+    curves,
+    drag_slider,
+    explanation_text,
+    heights,
+    leaf_key,
+    shown,
+    text_of,
+    type_into,
+    type_lines,
+    underlines,
+    viewport_point,
+)
 
 pytestmark = pytest.mark.slow
 
 LEFT = Qt.MouseButton.LeftButton
 CTRL = Qt.KeyboardModifier.ControlModifier
 ERROR_RED = "#c62828"
-X3 = [[-1.2095]]  # learners.md, scenarios 3 and 4
-X5 = [[1.3448, -0.2924], [-0.4746, 0.8842]]  # scenario 5
-V1 = [[1.0, 0.0], [1.0, 0.0]]
-V2 = [[0.0, 1.0], [0.0, 1.0]]
 
 
 # -- what the panels show -----------------------------------------------------------------
-
-
-def data(t: torch.Tensor) -> TensorData:
-    return TensorData(tuple(t.shape), "float32", t.detach().tolist())
 
 
 def function_key(snapshot: Snapshot, name: str) -> str:
@@ -63,24 +75,6 @@ def var_key(snapshot: Snapshot, var: str) -> str:
 def node_names(snapshot: Snapshot) -> set[str]:
     assert snapshot.graph is not None
     return {n.name for n in snapshot.graph.nodes if n.kind == "function"}
-
-
-def assert_grad_shown(
-    window: MainWindow, snapshot: Snapshot, leaf: str, grad: torch.Tensor
-) -> None:
-    """``leaf.grad`` equals torch's ``grad`` in the session and in every panel showing it."""
-    app_grad = snapshot.leaf_grads[leaf]
-    assert app_grad is not None
-    assert torch.allclose(torch.tensor(app_grad.values), grad, rtol=1e-5, atol=1e-6)
-    text = format_tensor(data(grad))
-    group = window.inputs.groups[leaf]
-    assert group.grad_label.text() == f"{leaf}.grad = {text}"
-    assert group.editor is not None
-    flat = grad.flatten().tolist()
-    assert [row.swatch.text() for row in group.editor.sliders] == [format_number(v) for v in flat]
-    item = window.graph.node_item(leaf_key(snapshot, leaf))
-    assert item is not None and item.lines[-1] == f"grad {text}"
-    assert final_marks(window.plots.bars(leaf)) == pytest.approx(flat, rel=1e-5, abs=1e-6)
 
 
 def click_node(qtbot: QtBot, window: MainWindow, key: str) -> None:
@@ -101,10 +95,6 @@ def replace_code(qtbot: QtBot, window: MainWindow, text: str) -> None:
     qtbot.keyClick(editor, Qt.Key.Key_A, CTRL)
     type_lines(qtbot, editor, text)
     qtbot.keyClick(editor, Qt.Key.Key_Return, CTRL)
-
-
-def status_bar_texts(window: MainWindow) -> list[str]:
-    return [label.text() for label in window.statusBar().findChildren(QLabel)]
 
 
 def click_tab(qtbot: QtBot, window: MainWindow, panel: QWidget) -> None:
@@ -400,12 +390,7 @@ def test_dragging_an_input_slider_updates_every_panel(qtbot: QtBot, explorer: Ex
     open_lesson(qtbot, explorer, "06-mean-reduces-to-a-scalar")
     group = window.inputs.groups["x"]
     assert group.editor is not None
-    slider = group.editor.sliders[1].slider
-    start = handle_center(slider)
-    qtbot.mousePress(slider, LEFT, pos=start)
-    for dx in (8, 16, 24):
-        qtbot.mouseMove(slider, start + QPoint(dx, 0))
-    qtbot.mouseRelease(slider, LEFT, pos=start + QPoint(24, 0))
+    drag_slider(qtbot, group.editor.sliders[1].slider, 8, 16, 24)
     snapshot = settle(qtbot, explorer.session)
     values = snapshot.values["x"]
     assert values[0] == pytest.approx(-0.4230) and values[1] > -1.2352

@@ -7,10 +7,8 @@ from collections.abc import Iterator
 import pytest
 
 from gui.model.engine_process import EngineProcess
-from gui.model.session.file_format import load_session
-from gui.model.session.session import Session
-from gui.model.session.snapshot import Snapshot
-from gui.resources import lesson_paths
+from gui.model.session import Session, Snapshot
+from tests.fixtures import SessionSpy
 
 
 @pytest.fixture
@@ -20,13 +18,6 @@ def session(engine_process: EngineProcess) -> Session:
     return Session(engine_process.run)
 
 
-def load_lesson(session: Session, number: int) -> Snapshot:
-    """Load the lesson whose file name starts with ``number`` (``01-...``); its snapshot."""
-    path = next(p for p in lesson_paths() if p.name.startswith(f"{number:02d}-"))
-    session.load(load_session(path), str(path))
-    return session.snapshot
-
-
 @pytest.fixture
 def emitted(session: Session) -> Iterator[list[Snapshot]]:
     """Every snapshot the session emits from now on (to count echoes)."""
@@ -34,3 +25,9 @@ def emitted(session: Session) -> Iterator[list[Snapshot]]:
     session.changed.connect(seen.append)
     yield seen
     session.changed.disconnect(seen.append)
+
+
+@pytest.fixture
+def spy(session: Session, monkeypatch: pytest.MonkeyPatch) -> SessionSpy:
+    """The session methods the widget under test calls (see :class:`SessionSpy`)."""
+    return SessionSpy(session, monkeypatch)

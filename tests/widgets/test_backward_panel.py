@@ -8,14 +8,22 @@ from typing import Any
 import pytest
 import torch
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QAbstractButton, QCheckBox, QComboBox
+from PySide6.QtWidgets import QComboBox
 from pytestqt.qtbot import QtBot
 
-from gui.model.session.session import Session
-from gui.model.session.snapshot import GRADIENT_RANGE, InputRange, Snapshot
-from gui.widgets.backward_panel import IMPLICIT_LABEL, BackwardPanel
+from gui.model.session import GRADIENT_RANGE, InputRange, Session, Snapshot
+from gui.model.views.backward import IMPLICIT_LABEL
+from gui.widgets.backward_panel import BackwardPanel
 from gui.widgets.value_slider import ValueSlider
-from tests.widgets.test_inputs_panel import SessionSpy, handle_center, open_lesson, type_into
+from tests.fixtures import (
+    SessionSpy,
+    click,
+    cube_grad,
+    handle_center,
+    load_lesson,
+    show_panel,
+    type_into,
+)
 
 NON_SCALAR = "x = torch.tensor([1., 2.], requires_grad=True)\ny = x * 2\n"
 SCALAR = "x = torch.tensor([1., 2.], requires_grad=True)\ny = (x**2).sum()\n"
@@ -26,29 +34,13 @@ POPUP_NOISE = pytest.mark.qt_log_ignore(
 )
 
 
-@pytest.fixture
-def spy(session: Session, monkeypatch: pytest.MonkeyPatch) -> SessionSpy:
-    return SessionSpy(session, monkeypatch)
-
-
 def panel_for(qtbot: QtBot, session: Session) -> BackwardPanel:
-    panel = BackwardPanel(session)
-    qtbot.addWidget(panel)
-    panel.resize(420, 650)
-    panel.show()
-    qtbot.waitExposed(panel)
-    return panel
+    return show_panel(qtbot, BackwardPanel(session), 420, 650)
 
 
 def sliders(panel: BackwardPanel) -> list[ValueSlider]:
     assert panel.editor is not None
     return panel.editor.sliders
-
-
-def click(qtbot: QtBot, button: QAbstractButton) -> None:
-    # A check box reacts to clicks on its box and text, not the empty space beyond them.
-    pos = QPoint(8, button.height() // 2) if isinstance(button, QCheckBox) else None
-    qtbot.mouseClick(button, LEFT, pos=pos or button.rect().center())
 
 
 def choose(qtbot: QtBot, combo: QComboBox, text: str) -> None:
@@ -68,16 +60,6 @@ def x_grad(session: Session) -> Any:
     return grad.values
 
 
-def cube_grad(x_values: list[list[float]], *gradients: list[list[float]]) -> torch.Tensor:
-    """z = (2x)**3, z.backward(v, retain_graph=True) once per v: the accumulated x.grad."""
-    x = torch.tensor(x_values, requires_grad=True)
-    z = (2 * x) ** 3
-    for v in gradients:
-        z.backward(torch.tensor(v), retain_graph=True)
-    assert x.grad is not None
-    return x.grad
-
-
 def same(values: object, expected: torch.Tensor) -> bool:
     return torch.allclose(torch.tensor(values), expected, rtol=1e-5, atol=1e-6)
 
@@ -89,7 +71,7 @@ def near(values: object, rounded: list[list[float]]) -> bool:
 
 def test_implicit_gradient_slider_scales_x_grad(qtbot: QtBot, session: Session) -> None:
     # learners.md scenario 4: z.backward(tensor([[0.1]])) gives a tenth of backward(1).
-    open_lesson(session, 4)
+    load_lesson(session, 4)
     session.set_gradient(None)
     panel = panel_for(qtbot, session)
     x = session.snapshot.values["x"]
@@ -104,7 +86,7 @@ def test_implicit_gradient_slider_scales_x_grad(qtbot: QtBot, session: Session) 
 
 
 def test_dragging_the_implicit_slider_keeps_dragging(qtbot: QtBot, session: Session) -> None:
-    open_lesson(session, 4)
+    load_lesson(session, 4)
     session.set_gradient(None)
     panel = panel_for(qtbot, session)
     slider = sliders(panel)[0].slider
@@ -125,7 +107,7 @@ def test_dragging_the_implicit_slider_keeps_dragging(qtbot: QtBot, session: Sess
 def test_presets_and_backward_reproduce_accumulation(qtbot: QtBot, session: Session) -> None:
     # learners.md scenario 5, built from the panel: v = [[1, 0], [1, 0]], then a second
     # backward with v = [[0, 1], [0, 1]] without zeroing.
-    open_lesson(session, 5)
+    load_lesson(session, 5)
     panel = panel_for(qtbot, session)
     x = session.snapshot.values["x"]
     click(qtbot, panel.clear)
@@ -150,7 +132,7 @@ def test_presets_and_backward_reproduce_accumulation(qtbot: QtBot, session: Sess
 
 @POPUP_NOISE
 def test_one_hot_scale_and_ones_presets(qtbot: QtBot, session: Session) -> None:
-    open_lesson(session, 5)
+    load_lesson(session, 5)
     panel = panel_for(qtbot, session)
     x = session.snapshot.values["x"]
     click(qtbot, panel.clear)
@@ -274,7 +256,7 @@ def test_live_off_waits_for_run_now(qtbot: QtBot, session: Session) -> None:
 
 
 def test_retain_grad_checkbox_keeps_an_intermediates_grad(qtbot: QtBot, session: Session) -> None:
-    open_lesson(session, 4)
+    load_lesson(session, 4)
     panel = panel_for(qtbot, session)
     assert list(panel.retain) == ["y", "z"]
     result = session.snapshot.result
@@ -330,7 +312,7 @@ def test_code_that_calls_backward_is_named(qtbot: QtBot, session: Session) -> No
 
 
 def test_gradient_range_editor(qtbot: QtBot, session: Session) -> None:
-    open_lesson(session, 4)
+    load_lesson(session, 4)
     panel = panel_for(qtbot, session)
     qtbot.mouseClick(panel.range_editor.toggle, LEFT)
     type_into(qtbot, panel.range_editor.step, "0.05")
@@ -350,7 +332,7 @@ def test_gradient_range_editor(qtbot: QtBot, session: Session) -> None:
 def test_session_changes_show_without_echo(
     qtbot: QtBot, session: Session, emitted: list[Snapshot], spy: SessionSpy
 ) -> None:
-    open_lesson(session, 4)
+    load_lesson(session, 4)
     panel = panel_for(qtbot, session)
 
     def changed(method: str, *args: object, **kwargs: object) -> list[Snapshot]:
@@ -377,7 +359,7 @@ def test_session_changes_show_without_echo(
 def test_screenshots(qtbot: QtBot, session: Session) -> None:
     panel = panel_for(qtbot, session)
     for number in (1, 4, 5):
-        open_lesson(session, number)
+        load_lesson(session, number)
         qtbot.wait(10)
         panel.grab().save(f"/tmp/backward_panel_lesson{number}.png")
     session.set_code(NON_SCALAR)

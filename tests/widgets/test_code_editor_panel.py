@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QFont, QKeySequence, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QAction, QFont, QKeySequence, QTextCursor
 from PySide6.QtWidgets import (
     QApplication,
     QLabel,
@@ -22,19 +22,9 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from gui.model.engine_process import EngineProcess
-from gui.model.session.session import Session
-from gui.model.session.snapshot import Snapshot
-from gui.widgets.code_editor import CodeEditorPanel
-from gui.widgets.python_highlighter import (
-    BUILTIN_COLOR,
-    COMMENT_COLOR,
-    KEYWORD_COLOR,
-    NUMBER_COLOR,
-    STRING_COLOR,
-    dedent_width,
-    next_line_indent,
-)
-from tests.widgets.conftest import load_lesson
+from gui.model.session import Session, Snapshot
+from gui.widgets.code_editor_panel import CodeEditorPanel
+from tests.fixtures import explanation_text, load_lesson, type_lines, underlines
 
 pytestmark = pytest.mark.slow
 T = TypeVar("T")
@@ -56,37 +46,12 @@ def panel(qtbot: QtBot, session: Session) -> CodeEditorPanel:
     return widget
 
 
-def explanation_text(panel: CodeEditorPanel) -> str:
-    return panel.findChild(QTextBrowser, "codeExplanation").toPlainText()
-
-
 def status_text(panel: CodeEditorPanel) -> str:
     return panel.findChild(QLabel, "codeStatus").text()
 
 
 def printed_text(panel: CodeEditorPanel) -> str:
     return panel.findChild(QPlainTextEdit, "codePrinted").toPlainText()
-
-
-def underlines(panel: CodeEditorPanel) -> list[tuple[int, str, str]]:
-    """(1-based line, underlined text, colour) of every wavy underline in the editor."""
-    found = []
-    for selection in panel.editor().extraSelections():
-        fmt = selection.format
-        if fmt.underlineStyle() == QTextCharFormat.UnderlineStyle.SpellCheckUnderline:
-            cursor = selection.cursor
-            found.append(
-                (cursor.blockNumber() + 1, cursor.selectedText(), fmt.underlineColor().name())
-            )
-    return found
-
-
-def type_lines(qtbot: QtBot, editor: QPlainTextEdit, text: str) -> None:
-    """Type ``text`` key by key (QTest cannot click a newline character: press Return)."""
-    for i, line in enumerate(text.split("\n")):
-        if i:
-            qtbot.keyClick(editor, Qt.Key.Key_Return)
-        qtbot.keyClicks(editor, line)
 
 
 def type_code(qtbot: QtBot, panel: CodeEditorPanel, session: Session, text: str) -> None:
@@ -415,36 +380,6 @@ def test_running_shows_only_when_a_run_takes_a_while(
     dispatcher.release()
     assert not session.snapshot.running
     assert status_text(panel) == "Up to date"
-
-
-def test_highlighting_colours_keywords_strings_numbers_and_comments(
-    panel: CodeEditorPanel, session: Session
-) -> None:
-    session.set_code("for i in range(3):  # a '#' here\n    s = 'x # y' + 2.5\n")
-    doc = panel.editor().document()
-
-    def colour_at(line: int, text: str) -> str:
-        block = doc.findBlockByNumber(line)
-        start = block.text().index(text)
-        for fmt in block.layout().formats():
-            if fmt.start <= start < fmt.start + fmt.length:
-                return fmt.format.foreground().color().name()
-        return "plain"
-
-    assert colour_at(0, "for") == KEYWORD_COLOR
-    assert colour_at(0, "range") == BUILTIN_COLOR
-    assert colour_at(0, "# a") == COMMENT_COLOR
-    assert colour_at(0, "i in") == "plain"
-    assert colour_at(1, "'x # y'") == STRING_COLOR
-    assert colour_at(1, "2.5") == NUMBER_COLOR
-
-
-def test_indent_rules() -> None:
-    assert next_line_indent("for i in range(2):") == "    "
-    assert next_line_indent("    a = i") == "    "
-    assert next_line_indent("a = 1") == ""
-    assert dedent_width("      x") == 4
-    assert dedent_width("  x") == 2
 
 
 def test_screenshots(qtbot: QtBot, session: Session) -> None:

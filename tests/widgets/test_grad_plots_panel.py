@@ -10,19 +10,12 @@ import torch
 from PySide6.QtCore import QPointF, Qt
 from pytestqt.qtbot import QtBot
 
-from gui.model.session.session import Session
-from gui.model.session.snapshot import Snapshot
-from gui.widgets.grad_bars import GradBars
+from gui.model.session import Session, Snapshot
 from gui.widgets.grad_history import GradHistory
-from gui.widgets.grad_plots import GradPlotsPanel
-from tests.widgets.conftest import load_lesson
+from gui.widgets.grad_plots_panel import GradPlotsPanel
+from tests.fixtures import V1, V2, X5, curves, final_marks, heights, load_lesson
 
 pytestmark = pytest.mark.slow
-
-# learners.md, scenario 5
-X5 = [[1.3448, -0.2924], [-0.4746, 0.8842]]
-V1 = [[1.0, 0.0], [1.0, 0.0]]
-V2 = [[0.0, 1.0], [0.0, 1.0]]
 
 
 def lesson5_grads() -> tuple[list[float], list[float]]:
@@ -42,30 +35,6 @@ def panel(qtbot: QtBot, session: Session) -> GradPlotsPanel:
     qtbot.addWidget(widget)
     widget.resize(900, 300)
     return widget
-
-
-def heights(bars: GradBars) -> tuple[list[float], list[float], list[float]]:
-    """(already there, added, bottom of the added bar) as plotted."""
-    before = [float(v) for v in bars.before.opts["height"]]
-    added = [float(v) for v in bars.added.opts["height"]]
-    bottoms = [float(v) for v in bars.added.opts["y0"]]
-    return before, added, bottoms
-
-
-def final_marks(bars: GradBars) -> list[float]:
-    """The value after the call, one tick per element (each tick is a pair of points)."""
-    _, ys = bars.final.getData()
-    return [float(v) for v in ys[::2]]
-
-
-def curves(history: GradHistory) -> list[tuple[list[float], list[float]]]:
-    out = []
-    for curve in history.curves:
-        xs, ys = curve.getData()
-        if xs is None:  # nothing plotted
-            xs, ys = [], []
-        out.append(([float(v) for v in xs], [float(v) for v in ys]))
-    return out
 
 
 def assert_close(actual: list[float], expected: list[float]) -> None:

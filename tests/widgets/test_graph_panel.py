@@ -17,21 +17,16 @@ from gui.model.drawing.colors import KIND_FILL, LINK_COLOR, tensor_color
 from gui.model.drawing.layout import FONT_SIZE, LINE_HEIGHT, node_lines
 from gui.model.drawing.paint import edge_label, gradients
 from gui.model.result import TensorData
-from gui.model.session.file_format import load_session
-from gui.model.session.session import Session
-from gui.model.session.snapshot import Snapshot
+from gui.model.session import Session, Snapshot
 from gui.model.tensor_format import format_tensor
-from gui.resources import lesson
-from gui.widgets.graph_items import NodeItem, scene_font
-from gui.widgets.graph_view import EMPTY_TEXT, GraphPanel
+from gui.model.views.graph_caption import EMPTY_TEXT
+from gui.widgets.graph_panel import GraphPanel
+from gui.widgets.scene_style import scene_font
+from tests.fixtures import leaf_key, load_lesson, show_panel, viewport_point
 
-LESSONS = {
-    1: "01-why-sum",
-    3: "03-chain-rule-leaves-only",
-    5: "05-gradients-accumulate",
-    6: "06-mean-reduces-to-a-scalar",
-    7: "07-old-tutorial-code",
-}
+# The lessons whose graphs are drawn here: 01-why-sum, 03-chain-rule-leaves-only,
+# 05-gradients-accumulate, 06-mean-reduces-to-a-scalar and 07-old-tutorial-code.
+LESSONS = (1, 3, 5, 6, 7)
 # ~360 boxes: 60 rounds of sin, mul and add, each with its constants and saved tensor.
 CHAIN = (
     "x = torch.tensor([0.5], requires_grad=True)\n"
@@ -42,34 +37,13 @@ CHAIN = (
 SMALL_CHAIN = CHAIN.replace("range(60)", "range(5)")
 
 
-def open_lesson(session: Session, number: int) -> Snapshot:
-    """Load lesson ``number`` by its file name (robust to the lesson list's numbering)."""
-    path = lesson(LESSONS[number])
-    session.load(load_session(path), str(path))
-    return session.snapshot
-
-
 @pytest.fixture
 def panel(qtbot: QtBot, session: Session) -> GraphPanel:
-    widget = GraphPanel(session)
-    qtbot.addWidget(widget)
-    widget.resize(900, 600)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
+    return show_panel(qtbot, GraphPanel(session), 900, 600)
 
 
 def tensor(values: list[float] | list[list[float]], shape: tuple[int, ...]) -> TensorData:
     return TensorData(shape, "float32", values)
-
-
-def leaf_key(snapshot: Snapshot, name: str) -> str:
-    assert snapshot.graph is not None
-    return next(n.key for n in snapshot.graph.nodes if n.kind == "leaf" and n.var == name)
-
-
-def viewport_point(panel: GraphPanel, item: NodeItem) -> QPoint:
-    return panel.view().mapFromScene(item.rect.center())
 
 
 def empty_point(panel: GraphPanel) -> QPoint:
@@ -107,7 +81,7 @@ def assert_shows(panel: GraphPanel, snapshot: Snapshot) -> None:
 
 
 def test_lesson_1_leaf_shows_torch_gradient(panel: GraphPanel, session: Session) -> None:
-    snapshot = open_lesson(session, 1)
+    snapshot = load_lesson(session, 1)
     x = torch.tensor([3.0, 4.0, 10.0]).requires_grad_()
     y = sum(x**2)
     y.backward()
@@ -123,7 +97,7 @@ def test_lesson_1_leaf_shows_torch_gradient(panel: GraphPanel, session: Session)
 
 
 def test_lesson_1_edge_labels_are_the_flows(panel: GraphPanel, session: Session) -> None:
-    snapshot = open_lesson(session, 1)
+    snapshot = load_lesson(session, 1)
     graph, step = snapshot.graph, snapshot.shown_step
     assert graph is not None and step is not None and panel.items is not None
     into_pow = next(i for i, e in enumerate(graph.edges) if e.source == leaf_key(snapshot, "x"))
@@ -136,11 +110,11 @@ def test_lesson_1_edge_labels_are_the_flows(panel: GraphPanel, session: Session)
 
 @pytest.mark.parametrize("number", [3, 5, 6, 7])
 def test_lessons_show_the_shared_helpers(panel: GraphPanel, session: Session, number: int) -> None:
-    assert_shows(panel, open_lesson(session, number))
+    assert_shows(panel, load_lesson(session, number))
 
 
 def test_lesson_3_numbers_match_torch(panel: GraphPanel, session: Session) -> None:
-    snapshot = open_lesson(session, 3)
+    snapshot = load_lesson(session, 3)
     x = torch.tensor([[-1.2095]], requires_grad=True)
     z = (2 * x) ** 3
     z.backward()
@@ -153,7 +127,7 @@ def test_lesson_3_numbers_match_torch(panel: GraphPanel, session: Session) -> No
 def test_constant_and_saved_links_are_grey_without_labels(
     panel: GraphPanel, session: Session
 ) -> None:
-    open_lesson(session, 3)
+    load_lesson(session, 3)
     session.set_show_saved(True)
     snapshot = session.snapshot
     graph = snapshot.graph
@@ -175,7 +149,7 @@ def test_text_fits_every_box(panel: GraphPanel, session: Session) -> None:
     regular = QFontMetricsF(scene_font(FONT_SIZE))
     bold = QFontMetricsF(scene_font(FONT_SIZE, bold=True))
     for number in LESSONS:
-        open_lesson(session, number)
+        load_lesson(session, number)
         assert panel.items is not None
         for item in panel.items.nodes.values():
             widths = [
@@ -191,7 +165,7 @@ def test_text_fits_every_box(panel: GraphPanel, session: Session) -> None:
 
 
 def test_value_change_updates_in_place(panel: GraphPanel, session: Session) -> None:
-    before = open_lesson(session, 1)
+    before = load_lesson(session, 1)
     assert panel.items is not None
     items_before = panel.items
     nodes_before = dict(panel.items.nodes)
@@ -213,7 +187,7 @@ def test_value_change_updates_in_place(panel: GraphPanel, session: Session) -> N
 
 
 def test_node_keeps_its_place_when_values_change(panel: GraphPanel, session: Session) -> None:
-    snapshot = open_lesson(session, 3)
+    snapshot = load_lesson(session, 3)
     item = panel.node_item(leaf_key(snapshot, "x"))
     assert item is not None
     rect = item.rect
@@ -224,7 +198,7 @@ def test_node_keeps_its_place_when_values_change(panel: GraphPanel, session: Ses
 
 
 def test_new_structure_rebuilds(panel: GraphPanel, session: Session) -> None:
-    open_lesson(session, 1)
+    load_lesson(session, 1)
     old = panel.items
     session.set_code("x = tensor([3., 4., 10.]).requires_grad_()\ny = (x**2).sum()\n")
     snapshot = session.snapshot
@@ -244,21 +218,21 @@ def test_empty_and_error_states(panel: GraphPanel, session: Session) -> None:
     assert session.snapshot.graph is None
     assert panel.stack.currentWidget() is panel.empty
     assert panel.empty.text().startswith("No graph to draw")
-    open_lesson(session, 1)
+    load_lesson(session, 1)
     assert panel.stack.currentWidget() is panel.view()
 
 
 def test_failed_step_caption(panel: GraphPanel, session: Session) -> None:
-    open_lesson(session, 7)
+    load_lesson(session, 7)
     assert not panel.failure.isHidden()
     text = panel.failure.text()
     assert text.startswith("Backward step 1 failed: Mismatch in shape: grad_output[0] has a shape")
-    open_lesson(session, 3)
+    load_lesson(session, 3)
     assert panel.failure.isHidden()
 
 
 def test_stale_dims_and_shows_badge(panel: GraphPanel, session: Session) -> None:
-    open_lesson(session, 3)
+    load_lesson(session, 3)
     assert not panel.view().stale
     assert not panel.stale_badge.isVisible()
     session.set_live(False)
@@ -276,7 +250,7 @@ def test_stale_dims_and_shows_badge(panel: GraphPanel, session: Session) -> None
 def test_click_selects_and_empty_click_clears(
     qtbot: QtBot, panel: GraphPanel, session: Session
 ) -> None:
-    snapshot = open_lesson(session, 3)
+    snapshot = load_lesson(session, 3)
     key = leaf_key(snapshot, "x")
     item = panel.node_item(key)
     assert item is not None
@@ -290,7 +264,7 @@ def test_click_selects_and_empty_click_clears(
 
 
 def test_drag_pans_without_selecting(qtbot: QtBot, panel: GraphPanel, session: Session) -> None:
-    open_lesson(session, 1)
+    load_lesson(session, 1)
     view = panel.view()
     view.set_zoom(2.0)  # big enough to scroll
     start = empty_point(panel)
@@ -307,7 +281,7 @@ def test_drag_pans_without_selecting(qtbot: QtBot, panel: GraphPanel, session: S
 def test_selection_from_session_without_echo(
     panel: GraphPanel, session: Session, emitted: list[Snapshot]
 ) -> None:
-    snapshot = open_lesson(session, 3)
+    snapshot = load_lesson(session, 3)
     emitted.clear()
     key = leaf_key(snapshot, "x")
     session.select_node(key)
@@ -322,7 +296,7 @@ def test_selection_from_session_without_echo(
 
 
 def test_step_selector_chooses_step(panel: GraphPanel, session: Session) -> None:
-    open_lesson(session, 5)
+    load_lesson(session, 5)
     combo = panel.step_choice
     assert [combo.itemText(i) for i in range(combo.count())] == [
         "latest step",
@@ -350,7 +324,7 @@ def test_step_selector_chooses_step(panel: GraphPanel, session: Session) -> None
 def test_step_selector_follows_session_without_echo(
     panel: GraphPanel, session: Session, emitted: list[Snapshot]
 ) -> None:
-    open_lesson(session, 5)
+    load_lesson(session, 5)
     emitted.clear()
     session.select_step(1)
     assert len(emitted) == 1
@@ -378,7 +352,7 @@ def wheel(panel: GraphPanel, delta: int) -> None:
 
 
 def test_wheel_zooms_and_fit_restores(panel: GraphPanel, session: Session) -> None:
-    open_lesson(session, 3)
+    load_lesson(session, 3)
     view = panel.view()
     fitted = view.zoom()
     wheel(panel, 120)
@@ -394,7 +368,7 @@ def test_wheel_zooms_and_fit_restores(panel: GraphPanel, session: Session) -> No
 
 
 def test_keyboard_zoom(qtbot: QtBot, panel: GraphPanel, session: Session) -> None:
-    open_lesson(session, 3)
+    load_lesson(session, 3)
     view = panel.view()
     fitted = view.zoom()
     panel.activateWindow()
@@ -418,7 +392,7 @@ def assert_fits(panel: GraphPanel) -> None:
 
 
 def test_fit_shows_whole_graph_and_caps_zoom(panel: GraphPanel, session: Session) -> None:
-    open_lesson(session, 3)  # small: would fit far above 150 %
+    load_lesson(session, 3)  # small: would fit far above 150 %
     view = panel.view()
     assert view.zoom() <= 1.5
     assert_fits(panel)
@@ -427,7 +401,7 @@ def test_fit_shows_whole_graph_and_caps_zoom(panel: GraphPanel, session: Session
 def test_resize_refits_until_the_user_zooms(
     qtbot: QtBot, panel: GraphPanel, session: Session
 ) -> None:
-    open_lesson(session, 3)
+    load_lesson(session, 3)
     view = panel.view()
     fitted = view.zoom()
     panel.resize(700, 450)
@@ -482,7 +456,7 @@ def test_slider_tick_is_fast(panel: GraphPanel, session: Session) -> None:
 
 def test_screenshots(qtbot: QtBot, panel: GraphPanel, session: Session, tmp_path: Path) -> None:
     for number in LESSONS:
-        open_lesson(session, number)
+        load_lesson(session, number)
         qtbot.wait(10)
         image = panel.grab()
         assert image.save(str(tmp_path / f"graph-lesson-{number}.png"))
@@ -494,7 +468,7 @@ def test_screenshots(qtbot: QtBot, panel: GraphPanel, session: Session, tmp_path
 def test_saved_tensors_toggle_relayouts_and_shows_them(
     qtbot: QtBot, panel: GraphPanel, session: Session, emitted: list[Snapshot]
 ) -> None:
-    snapshot = open_lesson(session, 3)
+    snapshot = load_lesson(session, 3)
     assert snapshot.graph is not None
     saved = [n.key for n in snapshot.graph.nodes if n.kind == "saved"]
     assert saved and all(panel.node_item(k) is None for k in saved)

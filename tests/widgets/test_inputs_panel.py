@@ -3,94 +3,30 @@ the gradients shown equal plain torch."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import pytest
 import torch
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
-from PySide6.QtWidgets import QApplication, QLineEdit, QStyle, QStyleOptionSlider, QWidget
+from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
-from gui.model.session.file_format import load_session
-from gui.model.session.session import Session
-from gui.model.session.snapshot import InputRange, Snapshot
+from gui.model.session import InputRange, Session, Snapshot
 from gui.model.tensor_format import format_number
-from gui.resources import lesson_paths
 from gui.widgets.inputs_panel import InputsPanel
-from gui.widgets.range_editor import NumberBox
 from gui.widgets.value_slider import ValueSlider
-
-MUTATORS = (
-    "set_input",
-    "set_input_values",
-    "reset_input",
-    "set_range",
-    "set_output",
-    "set_gradient",
-    "set_gradient_element",
-    "apply_gradient_preset",
-    "set_options",
-    "set_retain_grad",
-    "backward",
-    "zero_grad",
-    "clear_steps",
-    "apply_fix",
-    "set_live",
-)
-
-
-def open_lesson(session: Session, number: int) -> Snapshot:
-    """Load the lesson whose file name starts with ``number`` (``04-...``)."""
-    path = next(p for p in lesson_paths() if p.name.startswith(f"{number:02d}-"))
-    session.load(load_session(path), str(path))
-    return session.snapshot
-
-
-class SessionSpy:
-    """Records the session methods a widget calls (outermost calls only); calls made
-    through :meth:`direct` stand for changes from elsewhere and are not recorded."""
-
-    def __init__(self, session: Session, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.calls: list[str] = []
-        self._session = session
-        self._depth = 0
-        for name in MUTATORS:
-            monkeypatch.setattr(session, name, self._wrap(name, getattr(session, name)))
-
-    def _wrap(self, name: str, original: Callable[..., Any]) -> Callable[..., Any]:
-        def spy(*args: Any, **kwargs: Any) -> Any:
-            if self._depth == 0:
-                self.calls.append(name)
-            self._depth += 1
-            try:
-                return original(*args, **kwargs)
-            finally:
-                self._depth -= 1
-
-        return spy
-
-    def direct(self, name: str, *args: Any, **kwargs: Any) -> None:
-        self._depth += 1
-        try:
-            getattr(self._session, name)(*args, **kwargs)
-        finally:
-            self._depth -= 1
-
-
-@pytest.fixture
-def spy(session: Session, monkeypatch: pytest.MonkeyPatch) -> SessionSpy:
-    return SessionSpy(session, monkeypatch)
+from tests.fixtures import SessionSpy, drag_slider, load_lesson, show_panel, type_into
 
 
 def panel_for(qtbot: QtBot, session: Session) -> InputsPanel:
-    panel = InputsPanel(session)
-    qtbot.addWidget(panel)
-    panel.resize(420, 650)
-    panel.show()
-    qtbot.waitExposed(panel)
-    return panel
+    return show_panel(qtbot, InputsPanel(session), 420, 650)
+
+
+@pytest.fixture
+def panel(qtbot: QtBot, session: Session) -> InputsPanel:
+    """The panel on lesson 1 (``x = [3., 4., 10.]``, ``y = sum(x**2)``), which most tests
+    start from."""
+    load_lesson(session, 1)
+    return panel_for(qtbot, session)
 
 
 def lesson1_grad(values: list[float]) -> list[float]:
@@ -109,25 +45,7 @@ def row(panel: InputsPanel, leaf: str, index: int) -> ValueSlider:
     return editor.sliders[index]
 
 
-def handle_center(slider: QWidget) -> QPoint:
-    option = QStyleOptionSlider()
-    slider.initStyleOption(option)  # type: ignore[attr-defined]
-    rect = slider.style().subControlRect(
-        QStyle.ComplexControl.CC_Slider, option, QStyle.SubControl.SC_SliderHandle, slider
-    )
-    return rect.center()
-
-
-def type_into(qtbot: QtBot, box: NumberBox, text: str) -> None:
-    box.setFocus()
-    box.lineEdit().selectAll()
-    qtbot.keyClicks(box.lineEdit(), text)
-    qtbot.keyClick(box.lineEdit(), Qt.Key.Key_Return)
-
-
-def test_lesson1_shows_x_and_its_grad(qtbot: QtBot, session: Session) -> None:
-    open_lesson(session, 1)
-    panel = panel_for(qtbot, session)
+def test_lesson1_shows_x_and_its_grad(panel: InputsPanel) -> None:
     assert list(panel.groups) == ["x"]
     rows = panel.groups["x"].editor.sliders  # type: ignore[union-attr]
     assert [r.label.text() for r in rows] == ["x[0]", "x[1]", "x[2]"]
@@ -136,15 +54,10 @@ def test_lesson1_shows_x_and_its_grad(qtbot: QtBot, session: Session) -> None:
     assert panel.groups["x"].grad_label.text() == "x.grad = [6., 8., 20.]"
 
 
-def test_dragging_a_slider_sets_x_and_grad_follows_torch(qtbot: QtBot, session: Session) -> None:
-    open_lesson(session, 1)
-    panel = panel_for(qtbot, session)
-    slider = row(panel, "x", 1).slider
-    start = handle_center(slider)
-    qtbot.mousePress(slider, Qt.MouseButton.LeftButton, pos=start)
-    for dx in (10, 25, 40):
-        qtbot.mouseMove(slider, start + QPoint(dx, 0))
-    qtbot.mouseRelease(slider, Qt.MouseButton.LeftButton, pos=start + QPoint(40, 0))
+def test_dragging_a_slider_sets_x_and_grad_follows_torch(
+    qtbot: QtBot, session: Session, panel: InputsPanel
+) -> None:
+    drag_slider(qtbot, row(panel, "x", 1).slider, 10, 25, 40)
     values = session.snapshot.values["x"]
     assert values[1] > 4.0
     assert values[0] == 3.0 and values[2] == 10.0
@@ -155,9 +68,9 @@ def test_dragging_a_slider_sets_x_and_grad_follows_torch(qtbot: QtBot, session: 
     assert row(panel, "x", 1).swatch.text() == format_number(grad.values[1])
 
 
-def test_arrow_keys_step_and_page_keys_jump_ten_steps(qtbot: QtBot, session: Session) -> None:
-    open_lesson(session, 1)
-    panel = panel_for(qtbot, session)
+def test_arrow_keys_step_and_page_keys_jump_ten_steps(
+    qtbot: QtBot, session: Session, panel: InputsPanel
+) -> None:
     step = session.snapshot.range_for("x").step
     slider = row(panel, "x", 0).slider
     slider.setFocus()
@@ -171,9 +84,9 @@ def test_arrow_keys_step_and_page_keys_jump_ten_steps(qtbot: QtBot, session: Ses
     assert grad.values == pytest.approx(lesson1_grad(session.snapshot.values["x"]))
 
 
-def test_typing_a_number_sets_the_element(qtbot: QtBot, session: Session) -> None:
-    open_lesson(session, 1)
-    panel = panel_for(qtbot, session)
+def test_typing_a_number_sets_the_element(
+    qtbot: QtBot, session: Session, panel: InputsPanel
+) -> None:
     type_into(qtbot, row(panel, "x", 0).box, "7.25")
     assert session.snapshot.values["x"] == [7.25, 4.0, 10.0]
     grad = session.snapshot.leaf_grads["x"]
@@ -182,10 +95,8 @@ def test_typing_a_number_sets_the_element(qtbot: QtBot, session: Session) -> Non
 
 
 def test_session_changes_show_without_echo(
-    qtbot: QtBot, session: Session, emitted: list[Snapshot], spy: SessionSpy
+    emitted: list[Snapshot], spy: SessionSpy, panel: InputsPanel
 ) -> None:
-    open_lesson(session, 1)
-    panel = panel_for(qtbot, session)
     emitted.clear()
     spy.direct("set_input", "x", 2, -2.5)
     # One snapshot for the change (the inline run adds its own "result" snapshot).
@@ -206,9 +117,9 @@ def test_session_changes_show_without_echo(
     assert spy.calls == []
 
 
-def test_value_outside_the_range_is_shown_not_clamped(qtbot: QtBot, session: Session) -> None:
-    open_lesson(session, 1)
-    panel = panel_for(qtbot, session)
+def test_value_outside_the_range_is_shown_not_clamped(
+    qtbot: QtBot, session: Session, panel: InputsPanel
+) -> None:
     session.set_range("x", InputRange(-20.0, 20.0, 0.05))
     session.set_input("x", 0, 250.0)
     r = row(panel, "x", 0)
@@ -222,9 +133,9 @@ def test_value_outside_the_range_is_shown_not_clamped(qtbot: QtBot, session: Ses
     assert r.slider.value() == 0 and r.box.text() == "-75.00"
 
 
-def test_default_range_grows_to_hold_a_value_set_elsewhere(qtbot: QtBot, session: Session) -> None:
-    open_lesson(session, 1)
-    panel = panel_for(qtbot, session)
+def test_default_range_grows_to_hold_a_value_set_elsewhere(
+    session: Session, panel: InputsPanel
+) -> None:
     session.set_input("x", 0, 250.0)
     r = row(panel, "x", 0)
     assert r.box.text() == "250.0"
@@ -232,9 +143,9 @@ def test_default_range_grows_to_hold_a_value_set_elsewhere(qtbot: QtBot, session
     assert panel.groups["x"].range_editor.value_range() == session.snapshot.range_for("x")
 
 
-def test_reset_button_brings_back_the_codes_value(qtbot: QtBot, session: Session) -> None:
-    open_lesson(session, 1)
-    panel = panel_for(qtbot, session)
+def test_reset_button_brings_back_the_codes_value(
+    qtbot: QtBot, session: Session, panel: InputsPanel
+) -> None:
     reset = panel.groups["x"].reset
     assert not reset.isEnabled()
     type_into(qtbot, row(panel, "x", 1).box, "1")
@@ -244,9 +155,9 @@ def test_reset_button_brings_back_the_codes_value(qtbot: QtBot, session: Session
     assert row(panel, "x", 1).value() == 4.0
 
 
-def test_range_editor_applies_a_valid_range(qtbot: QtBot, session: Session) -> None:
-    open_lesson(session, 1)
-    panel = panel_for(qtbot, session)
+def test_range_editor_applies_a_valid_range(
+    qtbot: QtBot, session: Session, panel: InputsPanel
+) -> None:
     editor = panel.groups["x"].range_editor
     qtbot.mouseClick(editor.toggle, Qt.MouseButton.LeftButton)
     assert editor.boxes.isVisible()
@@ -262,9 +173,9 @@ def test_range_editor_applies_a_valid_range(qtbot: QtBot, session: Session) -> N
     assert session.snapshot.values["x"][2] == 10.5
 
 
-def test_range_editor_refuses_an_invalid_range_in_words(qtbot: QtBot, session: Session) -> None:
-    open_lesson(session, 1)
-    panel = panel_for(qtbot, session)
+def test_range_editor_refuses_an_invalid_range_in_words(
+    qtbot: QtBot, session: Session, panel: InputsPanel
+) -> None:
     editor = panel.groups["x"].range_editor
     before = session.snapshot.range_for("x")
     qtbot.mouseClick(editor.toggle, Qt.MouseButton.LeftButton)
@@ -282,11 +193,11 @@ def test_range_editor_refuses_an_invalid_range_in_words(qtbot: QtBot, session: S
     assert session.snapshot.ranges["x"] == InputRange(-1.0, before.high, 0.25)
 
 
-def test_default_range_holds_still_while_dragging(qtbot: QtBot, session: Session) -> None:
+def test_default_range_holds_still_while_dragging(
+    qtbot: QtBot, session: Session, panel: InputsPanel
+) -> None:
     # The session's default range grows with the value; the slider must not rescale
     # under the mouse (which would run the value away).
-    open_lesson(session, 1)
-    panel = panel_for(qtbot, session)
     r = row(panel, "x", 2)
     maximum = r.slider.maximum()
     r.slider.setFocus()
@@ -349,9 +260,7 @@ def test_leaf_too_large_shows_a_summary(qtbot: QtBot, session: Session) -> None:
     assert "shape 100x100" in group.note.text()
 
 
-def test_rows_are_rebuilt_only_when_leaves_change(qtbot: QtBot, session: Session) -> None:
-    open_lesson(session, 1)
-    panel = panel_for(qtbot, session)
+def test_rows_are_rebuilt_only_when_leaves_change(session: Session, panel: InputsPanel) -> None:
     group = panel.groups["x"]
     first = row(panel, "x", 0)
     session.set_input("x", 0, 1.0)
@@ -387,9 +296,9 @@ def wheel(widget: QWidget, notches: int) -> None:
     QApplication.sendEvent(widget, event)
 
 
-def test_wheel_scrolls_the_panel_until_a_slider_has_focus(qtbot: QtBot, session: Session) -> None:
-    open_lesson(session, 1)
-    panel = panel_for(qtbot, session)
+def test_wheel_scrolls_the_panel_until_a_slider_has_focus(
+    qtbot: QtBot, session: Session, panel: InputsPanel
+) -> None:
     r = row(panel, "x", 0)
     wheel(r.slider, 3)
     wheel(r.box, 3)
@@ -401,9 +310,7 @@ def test_wheel_scrolls_the_panel_until_a_slider_has_focus(qtbot: QtBot, session:
     assert session.snapshot.values["x"][0] != 3.0
 
 
-def test_live_off_marks_the_grad_as_old(qtbot: QtBot, session: Session) -> None:
-    open_lesson(session, 1)
-    panel = panel_for(qtbot, session)
+def test_live_off_marks_the_grad_as_old(qtbot: QtBot, session: Session, panel: InputsPanel) -> None:
     session.set_live(False)
     type_into(qtbot, row(panel, "x", 0).box, "5")
     assert session.snapshot.stale
@@ -416,6 +323,6 @@ def test_live_off_marks_the_grad_as_old(qtbot: QtBot, session: Session) -> None:
 def test_screenshots(qtbot: QtBot, session: Session) -> None:
     panel = panel_for(qtbot, session)
     for number in (1, 4, 5):
-        open_lesson(session, number)
+        load_lesson(session, number)
         qtbot.wait(10)
         panel.grab().save(f"/tmp/inputs_panel_lesson{number}.png")

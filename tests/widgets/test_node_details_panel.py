@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
@@ -11,18 +10,11 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from gui.model.explain.local_rules import FAILED_STEP_TEXT
-from gui.model.result import TensorData
-from gui.model.session.session import Session
-from gui.model.session.snapshot import Snapshot
-from gui.model.tensor_format import format_tensor
-from gui.widgets import node_details
-from gui.widgets.node_details import EMPTY_TEXT, NodeDetailsPanel
-from tests.widgets.conftest import load_lesson
-
-
-def shown(t: torch.Tensor) -> str:
-    """How the pane writes a tensor torch computed (the same formatter, same digits)."""
-    return format_tensor(TensorData(tuple(t.shape), "float32", t.detach().tolist()), 12)
+from gui.model.session import Session, Snapshot
+from gui.model.views.node_details import EMPTY_TEXT
+from gui.widgets import node_details_panel
+from gui.widgets.node_details_panel import NodeDetailsPanel
+from tests.fixtures import load_lesson, shown, text_of
 
 
 def key_of(snapshot: Snapshot, name: str) -> str:
@@ -36,11 +28,6 @@ def panel(qtbot: QtBot, session: Session) -> NodeDetailsPanel:
     qtbot.addWidget(widget)
     widget.resize(380, 600)
     return widget
-
-
-def text_of(panel: NodeDetailsPanel) -> str:
-    """The pane's text with runs of whitespace (table cells, swatches, alignment) as one space."""
-    return re.sub(r"\s+", " ", panel.browser.toPlainText()).strip()
 
 
 def chain_rule_in_torch(x_value: Any) -> tuple[torch.Tensor, torch.Tensor]:
@@ -162,8 +149,10 @@ def test_unrelated_changes_do_not_redraw(
     snapshot = load_lesson(session, 3)
     session.select_node(key_of(snapshot, "PowBackward0"))
     calls: list[str] = []
-    original = node_details.details_html
-    monkeypatch.setattr(node_details, "details_html", lambda *a: calls.append("x") or original(*a))
+    original = node_details_panel.details_html
+    monkeypatch.setattr(
+        node_details_panel, "details_html", lambda *a: calls.append("x") or original(*a)
+    )
     session.set_live(False)  # changes "live" only
     assert calls == []
     session.set_input("x", 0, 0.5)  # live is off: a change of values, no new result
@@ -193,7 +182,9 @@ def test_readable_at_380_px_without_clipping(
 def test_slow_drawings_make_value_updates_wait_and_coalesce(
     panel: NodeDetailsPanel, session: Session, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(node_details, "SLOW_DRAW_SECONDS", -1.0)  # every drawing counts as slow
+    monkeypatch.setattr(
+        node_details_panel, "SLOW_DRAW_SECONDS", -1.0
+    )  # every drawing counts as slow
     snapshot = load_lesson(session, 3)
     session.select_node(key_of(snapshot, "PowBackward0"))  # a selection draws at once
     before = text_of(panel)

@@ -7,8 +7,8 @@ import threading
 from pytestqt.qtbot import QtBot
 
 from gui.model.engine_process import EngineProcess
-from gui.model.session.session import Session
-from gui.widgets.dispatch import ThreadDispatcher
+from gui.model.session import Session
+from gui.widgets.thread_dispatcher import ThreadDispatcher
 
 
 def test_work_runs_on_the_worker_and_done_on_the_gui_thread(qtbot: QtBot) -> None:

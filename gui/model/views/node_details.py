@@ -1,25 +1,18 @@
-"""The node details pane: what the selected graph node does, with this step's numbers.
+"""What the node details pane shows: the selected graph node and this step's numbers, as HTML.
 
-For the node the session has selected it shows, top to bottom: its title and a plain
-sentence on what it is; its value and the gradients arriving at and leaving it (each with a
-swatch on the shared diverging scale, so they match the graph's colours); for a leaf its
-``.grad`` and what the shown backward call added; the tensors and attributes it saved; its
-local derivative rule; and that rule with the numbers plugged in (see
-:mod:`gui.model.explain.local_rules`, which also guarantees every final number is torch's own).
-
-One read-only, selectable, word-wrapped rich-text view: it reflows to any width, so it
-stays readable in a narrow dock and on a projector.
+For the node the session has selected: its title and a plain sentence on what it is; its
+value and the gradients arriving at and leaving it (each with a swatch on the shared
+diverging scale, so they match the graph's colours); for a leaf its ``.grad`` and what the
+shown backward call added; the tensors and attributes it saved; its local derivative rule;
+and that rule with the numbers plugged in (see :mod:`gui.model.explain.local_rules`, which
+also guarantees every final number is torch's own). With no node selected, a hint and the
+lesson's own notes.
 """
 
 from __future__ import annotations
 
 import html
 import re
-import time
-
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QFontDatabase
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from gui.model.drawing.colors import tensor_color
 from gui.model.drawing.paint import node_gradient
@@ -30,18 +23,10 @@ from gui.model.explain.local_rules import (
     step_contribution,
 )
 from gui.model.result import Graph, GraphNode, NestedValues, NodeFlow, StepRecord, TensorData
-from gui.model.session.session import Session
-from gui.model.session.snapshot import Snapshot
+from gui.model.session import Snapshot
 from gui.model.tensor_format import format_shape, format_tensor
 
 EMPTY_TEXT = "Click a node in the graph to see what it does"
-# What a snapshot must have changed for the pane to draw again: the selected node or step,
-# or the numbers behind them. A slider tick brings a new result, so it redraws too.
-RENDER_ON = frozenset({"selection", "result", "file"})
-# A drawing slower than this (big tensors) makes further value-only updates wait
-# DEFERRED_DRAW_MS and coalesce, keeping slider ticks inside the window's budget.
-SLOW_DRAW_SECONDS = 0.008
-DEFERRED_DRAW_MS = 120
 MUTED = "#606060"
 HEADING = "#303030"
 _CODE_SPAN = re.compile(r"`([^`]+)`")
@@ -63,7 +48,7 @@ def _swatch(t: TensorData | None, scale: float) -> str:
     )
 
 
-def _empty_page(snapshot: Snapshot) -> str:
+def empty_page(snapshot: Snapshot) -> str:
     """The hint to click a node, then the lesson's own notes: what to try and what to see."""
     page = f'<p style="color:{MUTED}" align="center">{html.escape(EMPTY_TEXT)}</p>'
     if snapshot.notes:
@@ -206,7 +191,8 @@ def _stored_grad(out: _Html, node: GraphNode, snapshot: Snapshot) -> None:
         out.paragraph(f"torch warns: {info.grad_warning.message}", f"color:{MUTED}")
 
 
-def _step_note(snapshot: Snapshot) -> str | None:
+def step_note(snapshot: Snapshot) -> str | None:
+    """Which backward call the numbers come from (``None`` when none is shown)."""
     steps = () if snapshot.result is None else snapshot.result.steps
     step = snapshot.graph_step
     if step is None:
@@ -249,98 +235,16 @@ def details_html(node: GraphNode, snapshot: Snapshot, mono: str) -> str:
         out.block(description.rule)
     if description.numbers:
         out.heading("With this call's numbers")
-        note = _step_note(snapshot)
+        note = step_note(snapshot)
         if note is not None and node.kind in ("function", "leaf"):
             out.paragraph(note, f"color:{MUTED}")
         out.block(description.numbers)
     return out.result()
 
 
-def _selected(snapshot: Snapshot) -> GraphNode | None:
+def selected_node(snapshot: Snapshot) -> GraphNode | None:
+    """The graph node the session has selected (``None``: none, or not in this graph)."""
     graph = snapshot.graph
     if graph is None or snapshot.selected_node is None:
         return None
     return next((n for n in graph.nodes if n.key == snapshot.selected_node), None)
-
-
-class NodeDetailsPanel(QWidget):
-    """Shows the session's selected node: what it does and its rule with numbers.
-
-    Parameters
-    ----------
-    session
-        The window's session; the pane follows ``snapshot.selected_node`` and
-        ``snapshot.graph_step``, and its "Close" button clears the selection.
-    parent
-        The Qt parent.
-    """
-
-    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._session = session
-        self._drawn: str | None = None
-        self._slow = False
-        self._pending: Snapshot | None = None
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(DEFERRED_DRAW_MS)
-        self._timer.timeout.connect(self._on_model_deferred)
-        header = QHBoxLayout()
-        self._heading = QLabel("Node details")
-        font = self._heading.font()
-        font.setBold(True)
-        self._heading.setFont(font)
-        self.close_button = QPushButton("Close")
-        self.close_button.setToolTip("Clear the selection")
-        self.close_button.clicked.connect(self._on_view_close)
-        header.addWidget(self._heading)
-        header.addStretch(1)
-        header.addWidget(self.close_button)
-        self.browser = QTextBrowser()
-        self.browser.setOpenLinks(False)
-        self.browser.setLineWrapMode(QTextBrowser.LineWrapMode.WidgetWidth)
-        # Selectable with the mouse (and copied with Ctrl+C) but no blinking caret in a pane
-        # that is read, not edited.
-        self.browser.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self._mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(header)
-        layout.addWidget(self.browser, 1)
-        session.changed.connect(self.render)
-        self.render(session.snapshot)
-
-    def render(self, snapshot: Snapshot) -> None:  # type: ignore[override]
-        """Show ``snapshot``'s selected node (or the empty state); skips unrelated changes.
-
-        A new selection draws at once. New numbers for the same node draw at once too,
-        unless the last drawing was slow (big tensors): then they wait a moment, so a
-        dragged slider coalesces into one drawing instead of queueing many.
-        """
-        if self._drawn is not None and not (snapshot.changes & RENDER_ON):
-            return
-        if self._slow and "selection" not in snapshot.changes:
-            self._pending = snapshot
-            if not self._timer.isActive():
-                self._timer.start()
-            return
-        self._draw(snapshot)
-
-    def _on_model_deferred(self) -> None:
-        if self._pending is not None:
-            self._draw(self._pending)
-
-    def _draw(self, snapshot: Snapshot) -> None:
-        self._pending = None
-        self._timer.stop()
-        start = time.perf_counter()
-        node = _selected(snapshot)
-        self.close_button.setEnabled(node is not None)
-        page = _empty_page(snapshot) if node is None else details_html(node, snapshot, self._mono)
-        if page != self._drawn:
-            self.browser.setHtml(page)
-            self._drawn = page
-        self._slow = time.perf_counter() - start > SLOW_DRAW_SECONDS
-
-    def _on_view_close(self) -> None:
-        self._session.select_node(None)

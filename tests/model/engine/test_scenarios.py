@@ -14,7 +14,7 @@ import torch
 from gui.model.engine.run import run_program
 from gui.model.request import BackwardStep, Program, RunRequest
 from gui.model.result import RunResult
-from gui.model.session.file_format import load_session
+from gui.model.session import load_session
 from gui.resources import lesson
 from tests.fixtures import approx
 

@@ -12,7 +12,7 @@ import pytest
 from gui.model.engine.run import run_program
 from gui.model.export.script import GRADS_HEADER, plain_script
 from gui.model.request import BackwardStep, Program, RunRequest
-from gui.model.session.file_format import load_session
+from gui.model.session import load_session
 from gui.resources import lesson_paths
 
 

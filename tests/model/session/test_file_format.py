@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gui.model.request import BackwardStep, Program, RunRequest
-from gui.model.session.document import Document
+from gui.model.session import Document
 from gui.model.session.file_format import (
     FORMAT,
     SessionFileError,

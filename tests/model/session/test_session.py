@@ -15,9 +15,15 @@ from gui.model.engine.run import run_program
 from gui.model.nested import flatten, full, index_label, one_hot, scaled, shape_of, unflatten
 from gui.model.request import BackwardStep, RunRequest
 from gui.model.result import RunResult
-from gui.model.session.file_format import SessionFileError, load_session
-from gui.model.session.session import Session
-from gui.model.session.snapshot import GRADIENT_RANGE, InputRange, Snapshot, default_range
+from gui.model.session import (
+    GRADIENT_RANGE,
+    InputRange,
+    Session,
+    SessionFileError,
+    Snapshot,
+    load_session,
+)
+from gui.model.session.ranges import default_range
 from gui.resources import lesson
 from tests.fixtures import approx
 

@@ -1,0 +1,89 @@
+"""What the backward panel says: the note on ``v``, the calls so far, the tensors to choose.
+
+``z.backward(v, retain_graph=..., create_graph=...)`` as controls needs a few sentences and
+lists computed from the snapshot: what the learner should know about ``v`` right now, how
+many backward calls explain the current ``.grad``, which tensors can be differentiated, and
+which intermediates can keep their ``.grad``.
+"""
+
+from __future__ import annotations
+
+from gui.model import nested
+from gui.model.result import FULL_VALUES_LIMIT, RunResult
+from gui.model.session import FixKind, Snapshot
+from gui.model.tensor_format import format_shape
+
+IMPLICIT_LABEL = "gradient (implicit 1.0)"
+# The one-click fixes' button texts; ``{out}`` is the output's name.
+FIX_TEXT: dict[FixKind, str] = {
+    "sum": "Use {out}.sum()",
+    "mean": "Use {out}.mean()",
+    "ones_like": "gradient = torch.ones_like({out})",
+    "retain_graph": "Keep the graph (retain_graph=True)",
+}
+
+
+def gradient_note(snapshot: Snapshot, shape: tuple[int, ...] | None) -> str:
+    """What the learner should know about ``v`` (of ``shape``) right now (empty: nothing)."""
+    result = snapshot.result
+    out_shape = snapshot.output_shape
+    if result is None:
+        return "Run the code to see what backward differentiates."
+    if out_shape is None:
+        return "Nothing to differentiate: no tensor in the code has a grad_fn."
+    out = result.output or "the output"
+    if snapshot.current_step.gradient is None and nested.numel(out_shape) != 1:
+        return (
+            "No gradient given: torch needs one for a non-scalar output "
+            f"({out} has shape {format_shape(out_shape)})."
+        )
+    if shape is not None and shape != out_shape:
+        return (
+            f"v has shape {format_shape(shape)} but {out} has {format_shape(out_shape)}: "
+            "torch needs them equal. A preset below starts over with the right shape."
+        )
+    if shape is not None and nested.numel(shape) > FULL_VALUES_LIMIT:
+        return "Too many elements to edit one by one: use the presets."
+    return ""
+
+
+def status_text(snapshot: Snapshot) -> str:
+    """``"Backward calls: 2 (accumulating)"`` and what else explains the current ``.grad``."""
+    result = snapshot.result
+    steps = () if result is None else result.steps
+    text = f"Backward calls: {len(steps)}"
+    if len(steps) > 1:
+        adding = any(not s.zero_grad for s in steps[1:])
+        text += " (accumulating)" if adding else " (grads zeroed before each)"
+    if snapshot.zero_after:
+        text += ", then .grad zeroed"
+    if steps and steps[-1].error is not None:
+        text += "\nThe last call failed: see the error."
+    lines = sorted({s.line for s in steps if s.source == "code" and s.line is not None})
+    if snapshot.code_calls_backward and not snapshot.steps:
+        where = ", ".join(str(n) for n in lines)
+        text += f"\nYour code calls backward itself (line{'s' if len(lines) > 1 else ''} {where})."
+    if not snapshot.live and snapshot.stale:
+        text += "\nNot run since the last change: live is off."
+    return text
+
+
+def output_choices(result: RunResult | None) -> list[tuple[str | None, str]]:
+    """The tensors backward can be called on, as (name, text); ``None`` is "automatic"."""
+    if result is None:
+        return [(None, "automatic")]
+    auto = result.output
+    auto_text = "automatic"
+    if auto is not None and result.output_value is not None:
+        auto_text = f"automatic: {auto}  {format_shape(result.output_value.shape)}"
+    items: list[tuple[str | None, str]] = [(None, auto_text)]
+    for name, info in result.tensors.items():
+        items.append((name, f"{name}  {format_shape(info.value.shape)}"))
+    return items
+
+
+def intermediates(result: RunResult | None) -> list[str]:
+    """The named tensors that are neither leaves nor constants: those retain_grad can keep."""
+    if result is None:
+        return []
+    return [n for n, t in result.tensors.items() if not t.is_leaf and t.grad_fn is not None]

@@ -1,0 +1,33 @@
+"""Numbers on a slider range's step grid: how many decimals a step needs, how a value reads
+in a number box (:func:`number_text`), and how a range reads (:func:`range_text`)."""
+
+from __future__ import annotations
+
+from gui.model.session import InputRange
+
+MAX_DECIMALS = 6
+
+
+def step_decimals(step: float) -> int:
+    """How many decimals a value on a grid of ``step`` needs: 0.04 -> 2, 0.002 -> 3."""
+    for decimals in range(MAX_DECIMALS + 1):
+        scaled = step * 10**decimals
+        if abs(scaled - round(scaled)) <= 1e-6 * max(1.0, scaled):
+            return decimals
+    return MAX_DECIMALS
+
+
+def number_text(value: float, decimals: int) -> str:
+    """``value`` with ``decimals`` decimals, or more when fewer would change it: a value
+    the slider grid cannot hit (-1.2095 on a 0.004 grid) still shows as it is."""
+    text = f"{value:.{decimals}f}"
+    if abs(float(text) - value) <= 1e-6 * max(1.0, abs(value)):
+        return text
+    full = f"{value:.{MAX_DECIMALS}f}".rstrip("0")
+    head, _, tail = full.partition(".")
+    return f"{head}.{tail.ljust(decimals, '0')}" if tail or decimals else head
+
+
+def range_text(value_range: InputRange) -> str:
+    """``"-5 to 5, step 0.01"``."""
+    return f"{value_range.low:g} to {value_range.high:g}, step {value_range.step:g}"

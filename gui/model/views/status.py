@@ -1,0 +1,64 @@
+"""Whether the picture matches the code, in one line: the code panel's status strip
+(:func:`status_for`) and the window's status bar (:func:`status_bar_text`)."""
+
+from __future__ import annotations
+
+from gui.model.session import Snapshot
+from gui.model.views.diagnostics import ERROR_TINT
+
+# (background, text) of the status strip in each state; dark text on light tints throughout.
+STATUS_STYLES: dict[str, tuple[str, str]] = {
+    "ok": ("#eef5ee", "#24522a"),
+    "pending": ("#ececec", "#303030"),
+    "running": ("#e4ecf7", "#1d3c63"),
+    "stale": ("#fff0a6", "#4a3800"),
+    "off": ("#ffe3bd", "#4a2e00"),
+    "error": (ERROR_TINT, "#7f1d1d"),
+    "warning": ("#fff4e0", "#6b3f00"),
+}
+
+
+def status_for(snapshot: Snapshot, pending: bool) -> tuple[str, str]:
+    """The status strip's text and style (a :data:`STATUS_STYLES` key).
+
+    ``pending`` is true while typed text waits for the typing pause.
+    """
+    if pending and snapshot.live:
+        return "Edited: runs when you stop typing", "pending"
+    if snapshot.running:
+        return "Running…", "running"
+    never_ran = snapshot.result is None and bool(snapshot.code.strip())
+    if not snapshot.live and (snapshot.stale or pending or never_ran):
+        return "Live is off: press Ctrl+Enter to run", "off"
+    if snapshot.stale and snapshot.error is not None:
+        return "Showing the last good result: fix the error to update", "stale"
+    if snapshot.stale and snapshot.warnings:
+        return "Showing the last good result: the new code makes no graph", "stale"
+    if snapshot.stale:
+        return "Updating…", "running"
+    if snapshot.error is not None:
+        where = "" if snapshot.error.line is None else f" on line {snapshot.error.line}"
+        return f"Error{where}: see the explanation below", "error"
+    if snapshot.warnings:
+        count = len(snapshot.warnings)
+        return f"{count} warning{'s' if count > 1 else ''}: see the explanation below", "warning"
+    if not snapshot.code.strip():
+        return "Type some PyTorch code to start", "pending"
+    return "Up to date", "ok"
+
+
+def status_bar_text(snapshot: Snapshot) -> str:
+    """The window's status bar: starting, the error's first line, or what is shown."""
+    if snapshot.running and snapshot.result is None:
+        return "Starting the engine…"
+    if snapshot.error is not None:
+        line = f" (line {snapshot.error.line})" if snapshot.error.line else ""
+        first = snapshot.error.message.splitlines()[0] if snapshot.error.message else ""
+        return f"{snapshot.error.kind}{line}: {first[:120]}"
+    if snapshot.stale and not snapshot.live:
+        return "Changed: press F5 to run (live is off)"
+    result = snapshot.result
+    if result is None:
+        return "Ready"
+    # No timing here: a number changing on every slider tick relayouts the status bar.
+    return f"Up to date · output {result.output or '—'}"

@@ -1,0 +1,123 @@
+"""Every item of one graph structure: built once into the scene, then fed texts and colours.
+
+:class:`GraphItems` creates the boxes, edges, edge labels and saved-tensor links of one
+structure, places the edge labels where they cover nothing, and afterwards only updates
+what each item shows. What a box or edge shows comes from the same helpers as the SVG
+export (:mod:`gui.model.drawing.paint`, :func:`gui.model.drawing.layout.node_lines`).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QPainterPath, QPen
+from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene
+
+from gui.model.drawing.colors import KIND_FILL, LINK_COLOR, tensor_color
+from gui.model.drawing.layout import GraphLayout, NodeBox, node_lines
+from gui.model.drawing.paint import Gradients, edge_label, edge_stroke
+from gui.model.result import Graph, StepRecord
+from gui.widgets.edge_item import EdgeItem
+from gui.widgets.label_placement import place_labels
+from gui.widgets.node_item import NodeItem
+from gui.widgets.scene_style import Z_EDGE, qcolor, text_scale_for_font
+
+
+class GraphItems:
+    """Every item of one graph structure, built once into ``scene`` and updated in place.
+
+    ``nodes`` maps node keys to :class:`NodeItem`; ``edges`` maps indices into
+    ``graph.edges`` to :class:`EdgeItem`.
+    """
+
+    def __init__(self, scene: QGraphicsScene, graph: Graph, layout: GraphLayout) -> None:
+        self.structure_key = graph.structure_key
+        self.layout = layout
+        self.nodes: dict[str, NodeItem] = {}
+        self.edges: dict[int, EdgeItem] = {}
+        self.links: list[QGraphicsPathItem] = []
+        self.selected: str | None = None
+        scale = text_scale_for_font()
+        for node in graph.nodes:
+            box = layout.nodes.get(node.key)
+            if box is None:
+                continue
+            item = NodeItem(node.key, node.kind, box, scale)
+            self.nodes[node.key] = item
+            scene.addItem(item)
+            owner = layout.nodes.get(node.owner) if node.owner is not None else None
+            if node.kind == "saved" and owner is not None:
+                # Kept referenced here: PySide deleted unreferenced ones once another
+                # wrapper for them (from scene.items()) went away.
+                self.links.append(link_item(owner, box))
+                scene.addItem(self.links[-1])
+        for i, edge in enumerate(graph.edges):
+            points = layout.edges.get(i)
+            if not points:
+                continue
+            link = edge.kind == "constant"
+            edge_item = EdgeItem(points, layout.arrows.get(i), link)
+            if link:
+                edge_item.set_stroke(LINK_COLOR, 1.0)
+            self.edges[i] = edge_item
+            scene.addItem(edge_item)
+            scene.addItem(edge_item.label)
+        # The area every item can ever cover (labels are empty until the first update).
+        self.bounds = scene.itemsBoundingRect()
+        if not layout.compact:
+            self.bounds = self.bounds.united(place_labels(scene, graph, self.edges))
+
+    def update(self, graph: Graph, step: StepRecord | None, grads: Gradients) -> None:
+        """Texts, fills, strokes and labels for ``step`` whose gradients are ``grads``."""
+        compact = self.layout.compact
+        flows = step.flows if step is not None else {}
+        for node in graph.nodes:
+            item = self.nodes.get(node.key)
+            if item is None:
+                continue
+            grad = grads.nodes[node.key]
+            flow = flows.get(node.key)
+            # Constants, saved tensors and untouched branches come back equal on most ticks:
+            # comparing is far cheaper than formatting and colouring them again.
+            source = (node, flow, grad, grads.scale if grad is not None else 0.0)
+            if source == item.source:
+                continue
+            item.source = source
+            fill = tensor_color(grad, grads.scale) or KIND_FILL[node.kind]
+            item.set_content(node_lines(node, flow, grad, compact), fill)
+        for i, edge_item in self.edges.items():
+            if edge_item.link:
+                continue
+            grad = grads.edges[i]
+            stroke_source = (grad, grads.scale if grad is not None else 0.0)
+            if stroke_source == edge_item.source:
+                continue
+            edge_item.source = stroke_source
+            edge_item.set_stroke(*edge_stroke(grad, grads.scale))
+            edge_item.set_label(edge_label(grad) if grad is not None and not compact else "")
+
+    def select(self, key: str | None) -> None:
+        """Outline the node ``key`` (``None``: none)."""
+        if key == self.selected:
+            return
+        old = self.nodes.get(self.selected) if self.selected is not None else None
+        if old is not None:
+            old.set_highlighted(False)
+        new = self.nodes.get(key) if key is not None else None
+        if new is not None:
+            new.set_highlighted(True)
+        self.selected = key
+
+
+def link_item(owner: NodeBox, saved: NodeBox) -> QGraphicsPathItem:
+    """The dotted grey connector from a function to a tensor it saved (no arrowhead)."""
+    side = 1.0 if saved.x >= owner.x else -1.0
+    start = QPointF(owner.x + side * owner.width / 2, owner.y)
+    end = QPointF(saved.x - side * saved.width / 2, saved.y)
+    path = QPainterPath(start)
+    path.lineTo(end)
+    item = QGraphicsPathItem(path)
+    pen = QPen(qcolor(LINK_COLOR), 1.2)
+    pen.setStyle(Qt.PenStyle.DotLine)
+    item.setPen(pen)
+    item.setZValue(Z_EDGE)
+    return item

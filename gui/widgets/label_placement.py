@@ -1,0 +1,124 @@
+"""Where each edge label goes: beside its edge, covering no box, line or other label.
+
+Runs once per graph structure, before any label has text: labels are budgeted for their
+widest text, so moving values never pushes one onto something else.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtGui import QPainterPath
+from PySide6.QtWidgets import QGraphicsScene
+
+from gui.model.drawing.paint import edge_label
+from gui.model.result import Graph, GraphEdge, GraphNode
+from gui.model.tensor_format import widest_like
+from gui.widgets.edge_item import EdgeItem
+from gui.widgets.edge_label_item import EdgeLabelItem
+from gui.widgets.node_item import NodeItem
+
+# Where along an edge its label may go, most wanted first; each on the right, then left.
+LABEL_SPOTS = (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8)
+
+
+def _label_budget(edge: GraphEdge, nodes: dict[str, GraphNode], label: EdgeLabelItem) -> float:
+    """How wide the edge's label can get: the gradient has the shape of the source's value."""
+    source = nodes.get(edge.source)
+    value = source.value if source is not None else None
+    if value is None:
+        return label.width_of("-8.888e+88")
+    return label.width_of(edge_label(widest_like(value)))
+
+
+class _Placed:
+    """Label plates placed so far, bucketed on a coarse grid so lookups stay local."""
+
+    CELL = 100.0
+
+    def __init__(self) -> None:
+        self._cells: dict[tuple[int, int], list[QRectF]] = {}
+
+    def _keys(self, rect: QRectF) -> list[tuple[int, int]]:
+        c = self.CELL
+        xs = range(int(rect.left() // c), int(rect.right() // c) + 1)
+        ys = range(int(rect.top() // c), int(rect.bottom() // c) + 1)
+        return [(x, y) for x in xs for y in ys]
+
+    def add(self, rect: QRectF) -> None:
+        for key in self._keys(rect):
+            self._cells.setdefault(key, []).append(rect)
+
+    def count(self, rect: QRectF) -> int:
+        near = {id(r): r for key in self._keys(rect) for r in self._cells.get(key, ())}
+        return sum(rect.intersects(r) for r in near.values())
+
+
+class _Obstacles:
+    """Everything a label must not cover, collected once per structure and bucketed on a
+    grid: asking the scene "what is here?" per candidate spot scans every item in Python
+    (a ~260-node graph took 60 ms of boundingRect calls)."""
+
+    CELL = 100.0
+
+    def __init__(self, scene: QGraphicsScene) -> None:
+        self._cells: dict[tuple[int, int], list[tuple[QRectF, QPainterPath, int, object]]] = {}
+        for item in scene.items():
+            if isinstance(item, EdgeLabelItem):
+                continue
+            parent = item.parentItem()
+            owner = parent if isinstance(parent, EdgeItem) else item
+            weight = 3 if isinstance(item, NodeItem) else 1
+            shape = item.sceneTransform().map(item.shape())
+            entry = (item.sceneBoundingRect(), shape, weight, owner)
+            for key in _cell_keys(entry[0], self.CELL):
+                self._cells.setdefault(key, []).append(entry)
+
+    def hits(self, rect: QRectF, own: EdgeItem) -> int:
+        seen: set[int] = set()
+        total = 0
+        for key in _cell_keys(rect, self.CELL):
+            for bounds, shape, weight, owner in self._cells.get(key, ()):
+                if id(shape) in seen or owner is own or not bounds.intersects(rect):
+                    continue
+                seen.add(id(shape))
+                if weight == 3 or shape.intersects(rect):
+                    total += weight
+        return total
+
+
+def _cell_keys(rect: QRectF, cell: float) -> list[tuple[int, int]]:
+    xs = range(int(rect.left() // cell), int(rect.right() // cell) + 1)
+    ys = range(int(rect.top() // cell), int(rect.bottom() // cell) + 1)
+    return [(x, y) for x in xs for y in ys]
+
+
+def place_labels(scene: QGraphicsScene, graph: Graph, edges: dict[int, EdgeItem]) -> QRectF:
+    """Put each data edge's label where it covers no box, line or other label, if it can.
+
+    Runs once per structure; labels are budgeted for their widest text, so moving values
+    never pushes one onto something else. Returns the area the labels may cover.
+    """
+    bounds = QRectF()
+    nodes = {n.key: n for n in graph.nodes}
+    placed = _Placed()
+    obstacles = _Obstacles(scene)
+    for i, item in edges.items():
+        edge = graph.edges[i]
+        if edge.kind != "data":
+            continue
+        width = _label_budget(edge, nodes, item.label)
+        best: tuple[int, QPointF, bool, QRectF] | None = None
+        for t in LABEL_SPOTS:
+            for left in (False, True):
+                anchor = item.label_anchor(t, left)
+                rect = item.label.plate_at(anchor, width, left)
+                hits = placed.count(rect) + obstacles.hits(rect, item)
+                if best is None or hits < best[0]:
+                    best = (hits, anchor, left, rect)
+            if best is not None and best[0] == 0:
+                break
+        if best is not None:
+            item.label.anchor(best[1], best[2])
+            placed.add(best[3])
+            bounds = bounds.united(best[3])
+    return bounds

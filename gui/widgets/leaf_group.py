@@ -1,0 +1,103 @@
+"""One leaf tensor in the inputs panel: its header, ``.grad``, range editor, reset button
+and number editor (sliders, a table, or only a summary when it is too large to edit)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
+
+from gui.model.drawing.colors import LEAF_BORDER, LEAF_FILL
+from gui.model.result import FULL_VALUES_LIMIT, TensorData
+from gui.model.session import InputRange, Session, Snapshot
+from gui.model.tensor_format import format_shape, format_summary, format_tensor
+from gui.model.views.inputs import flat_numbers
+from gui.widgets.range_editor import RangeEditor
+from gui.widgets.tensor_editor import TensorEditor
+
+_BADGE_STYLE = (
+    f"background: {LEAF_FILL}; border: 1px solid {LEAF_BORDER}; border-radius: 4px;"
+    " padding: 0px 4px;"
+)
+
+
+class LeafGroup(QFrame):
+    """One leaf: header, ``.grad`` line, range and reset row, and its number editor."""
+
+    def __init__(self, session: Session, name: str, data: TensorData) -> None:
+        super().__init__()
+        self._session = session
+        self.name = name
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        layout = QVBoxLayout(self)
+        layout.addLayout(self._header(data))
+        self.grad_label = QLabel()
+        self.grad_label.setWordWrap(True)
+        self.grad_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.grad_label)
+        self.editor: TensorEditor | None = None
+        self.range_editor = RangeEditor()
+        self.reset = QPushButton("Reset to code's value")
+        self.reset.setToolTip(f"Forget the slider values: use the {name} the code makes")
+        if data.values is None:
+            note = (
+                f"{format_summary(data)}\nToo large to edit here: {data.numel} elements "
+                f"(up to {FULL_VALUES_LIMIT} can be edited)."
+            )
+            self.note = QLabel(note)
+            self.note.setWordWrap(True)
+            layout.addWidget(self.note)
+            return
+        layout.addWidget(self.range_editor)
+        first_range = InputRange(-1.0, 1.0, 0.01)  # replaced by the first render
+        self.editor = TensorEditor(name, data.shape, first_range, f"{name}.grad")
+        layout.addWidget(self.editor)
+        layout.addWidget(self.reset, 0, Qt.AlignmentFlag.AlignRight)
+        self.range_editor.rangeEdited.connect(self._on_view_range)
+        self.reset.clicked.connect(self._on_view_reset)
+        self.editor.elementEdited.connect(self._on_view_element)
+
+    def _header(self, data: TensorData) -> QHBoxLayout:
+        row = QHBoxLayout()
+        title = QLabel(f"<b>{self.name}</b>&nbsp;&nbsp;{format_shape(data.shape)}&nbsp;&nbsp;")
+        title.setTextFormat(Qt.TextFormat.RichText)
+        dtype = QLabel(data.dtype)
+        badge = QLabel("requires_grad=True")
+        badge.setStyleSheet(_BADGE_STYLE)
+        badge.setToolTip("A leaf: backward() stores its gradient in .grad")
+        for widget in (title, dtype, badge):
+            row.addWidget(widget)
+        row.addStretch(1)
+        return row
+
+    def refresh(self, snapshot: Snapshot, scale: float) -> None:
+        """Show this leaf's numbers and gradient from ``snapshot``."""
+        grad = snapshot.leaf_grads.get(self.name)
+        text = f"{self.name}.grad = {format_tensor(grad)}"
+        if not snapshot.live and snapshot.stale:
+            text += "  (from the last run: live is off)"
+        if text != self.grad_label.text():
+            self.grad_label.setText(text)
+        if self.editor is None:
+            return
+        values = snapshot.leaf_value(self.name)
+        flat = [] if values is None else flat_numbers(values)
+        value_range = snapshot.range_for(self.name)
+        self.range_editor.setRange(value_range)
+        self.editor.set_range(value_range)
+        self.editor.set_values(flat)
+        grad_flat = None if grad is None or grad.values is None else flat_numbers(grad.values)
+        if grad_flat is not None and len(grad_flat) != len(flat):
+            grad_flat = None
+        self.editor.set_gradients(grad_flat, scale)
+        editable = self.name in snapshot.values
+        if editable != self.reset.isEnabled():
+            self.reset.setEnabled(editable)
+
+    def _on_view_element(self, index: int, value: float) -> None:
+        self._session.set_input(self.name, index, value)
+
+    def _on_view_range(self, value_range: InputRange) -> None:
+        self._session.set_range(self.name, value_range)
+
+    def _on_view_reset(self) -> None:
+        self._session.reset_input(self.name)

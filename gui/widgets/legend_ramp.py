@@ -1,0 +1,74 @@
+"""The graph's colour legend: the shared diverging scale as one labelled bar."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QLinearGradient, QPainter, QPaintEvent
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from gui.model.drawing.colors import diverging_color, text_color_on
+from gui.model.tensor_format import format_number
+
+
+class LegendRamp(QWidget):
+    """The diverging scale as one bar, labelled -s, 0 and s at its ends and middle."""
+
+    STOPS = 9  # samples of the scale: its piecewise-linear colour stops
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.scale = 1.0
+        self._width = 0
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        self.setToolTip("Gradient colours: blue below zero, red above, darkest at ±scale")
+        self._fit_width()
+
+    def set_scale(self, scale: float) -> None:
+        """Label the bar for ``scale`` (the magnitude drawn darkest)."""
+        if scale != self.scale or self._width == 0:
+            self.scale = scale
+            self._fit_width()
+            self.update()
+
+    def texts(self) -> list[str]:
+        """The numbers printed on the bar: -scale, 0, scale."""
+        return [format_number(-self.scale), "0", format_number(self.scale)]
+
+    def shrink(self) -> None:
+        """Let the bar narrow again at the next :meth:`set_scale` (a new graph)."""
+        self._width = 0
+
+    def _fit_width(self) -> None:
+        # Only ever widens, so a slider tick never makes the caption beside it reflow
+        # back and forth.
+        metrics = self.fontMetrics()
+        low, zero, high = (metrics.horizontalAdvance(t) for t in self.texts())
+        width = max(12 * metrics.averageCharWidth(), 2 * max(low, high) + zero + 40)
+        if width > self._width:
+            self._width = width
+            self.updateGeometry()
+
+    def sizeHint(self) -> QSize:
+        return QSize(self._width, self.fontMetrics().height() + 6)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        bar = QRectF(self.rect())
+        gradient = QLinearGradient(bar.topLeft(), bar.topRight())
+        for i in range(self.STOPS):
+            fraction = i / (self.STOPS - 1)
+            gradient.setColorAt(fraction, QColor(self._color(2 * fraction - 1)))
+        painter.fillRect(bar, gradient)
+        inner = bar.adjusted(5, 0, -5, 0)
+        aligns = (
+            Qt.AlignmentFlag.AlignLeft,
+            Qt.AlignmentFlag.AlignHCenter,
+            Qt.AlignmentFlag.AlignRight,
+        )
+        for at, text, align in zip((-1.0, 0.0, 1.0), self.texts(), aligns, strict=True):
+            painter.setPen(QColor(text_color_on(self._color(at))))
+            painter.drawText(inner, align | Qt.AlignmentFlag.AlignVCenter, text)
+        painter.end()
+
+    def _color(self, fraction: float) -> str:
+        return diverging_color(fraction * self.scale, self.scale)

@@ -1,0 +1,109 @@
+"""The node details pane: what the selected graph node does, with this step's numbers.
+
+The page itself is HTML from :mod:`gui.model.views.node_details`; this pane shows it in one
+read-only, selectable, word-wrapped rich-text view that reflows to any width, so it stays
+readable in a narrow dock and on a projector. It redraws only when the selection or the
+numbers behind it change, and lets value updates coalesce when drawing is slow.
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+
+from gui.model.session import Session, Snapshot
+from gui.model.views.node_details import details_html, empty_page, selected_node
+
+# What a snapshot must have changed for the pane to draw again: the selected node or step,
+# or the numbers behind them. A slider tick brings a new result, so it redraws too.
+RENDER_ON = frozenset({"selection", "result", "file"})
+# A drawing slower than this (big tensors) makes further value-only updates wait
+# DEFERRED_DRAW_MS and coalesce, keeping slider ticks inside the window's budget.
+SLOW_DRAW_SECONDS = 0.008
+DEFERRED_DRAW_MS = 120
+
+
+class NodeDetailsPanel(QWidget):
+    """Shows the session's selected node: what it does and its rule with numbers.
+
+    Parameters
+    ----------
+    session
+        The window's session; the pane follows ``snapshot.selected_node`` and
+        ``snapshot.graph_step``, and its "Close" button clears the selection.
+    parent
+        The Qt parent.
+    """
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._session = session
+        self._drawn: str | None = None
+        self._slow = False
+        self._pending: Snapshot | None = None
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DEFERRED_DRAW_MS)
+        self._timer.timeout.connect(self._on_model_deferred)
+        header = QHBoxLayout()
+        self._heading = QLabel("Node details")
+        font = self._heading.font()
+        font.setBold(True)
+        self._heading.setFont(font)
+        self.close_button = QPushButton("Close")
+        self.close_button.setToolTip("Clear the selection")
+        self.close_button.clicked.connect(self._on_view_close)
+        header.addWidget(self._heading)
+        header.addStretch(1)
+        header.addWidget(self.close_button)
+        self.browser = QTextBrowser()
+        self.browser.setOpenLinks(False)
+        self.browser.setLineWrapMode(QTextBrowser.LineWrapMode.WidgetWidth)
+        # Selectable with the mouse (and copied with Ctrl+C) but no blinking caret in a pane
+        # that is read, not edited.
+        self.browser.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(header)
+        layout.addWidget(self.browser, 1)
+        session.changed.connect(self.render)
+        self.render(session.snapshot)
+
+    def render(self, snapshot: Snapshot) -> None:  # type: ignore[override]
+        """Show ``snapshot``'s selected node (or the empty state); skips unrelated changes.
+
+        A new selection draws at once. New numbers for the same node draw at once too,
+        unless the last drawing was slow (big tensors): then they wait a moment, so a
+        dragged slider coalesces into one drawing instead of queueing many.
+        """
+        if self._drawn is not None and not (snapshot.changes & RENDER_ON):
+            return
+        if self._slow and "selection" not in snapshot.changes:
+            self._pending = snapshot
+            if not self._timer.isActive():
+                self._timer.start()
+            return
+        self._draw(snapshot)
+
+    def _on_model_deferred(self) -> None:
+        if self._pending is not None:
+            self._draw(self._pending)
+
+    def _draw(self, snapshot: Snapshot) -> None:
+        self._pending = None
+        self._timer.stop()
+        start = time.perf_counter()
+        node = selected_node(snapshot)
+        self.close_button.setEnabled(node is not None)
+        page = empty_page(snapshot) if node is None else details_html(node, snapshot, self._mono)
+        if page != self._drawn:
+            self.browser.setHtml(page)
+            self._drawn = page
+        self._slow = time.perf_counter() - start > SLOW_DRAW_SECONDS
+
+    def _on_view_close(self) -> None:
+        self._session.select_node(None)

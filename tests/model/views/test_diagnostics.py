@@ -1,0 +1,68 @@
+"""Errors and warnings as HTML, and what the program printed, line by line."""
+
+from __future__ import annotations
+
+from gui.model.result import Explanation, PrintedLine
+from gui.model.views.diagnostics import (
+    ERROR_COLOR,
+    MAX_MESSAGE_LINES,
+    MAX_WARNINGS,
+    WARNING_TEXT,
+    diagnostics_html,
+    explanation_html,
+    printed_text,
+    rich_text,
+)
+
+ERROR = Explanation(
+    kind="non-scalar-backward",
+    message="grad can be implicitly created only for scalar outputs",
+    explanation="`y` has two elements",
+    fix="Call `y.sum().backward()`",
+    line=2,
+    exception="RuntimeError",
+)
+
+
+def warning(n: int) -> Explanation:
+    return Explanation("w", f"warning {n}", "", "", severity="warning")
+
+
+def test_backticks_become_monospace_and_the_rest_is_escaped() -> None:
+    assert rich_text("a `b<c>` & d", "Mono") == (
+        "a <span style=\"font-family:'Mono'\">b&lt;c&gt;</span> &amp; d"
+    )
+
+
+def test_an_error_shows_class_line_message_explanation_and_fix() -> None:
+    page = explanation_html(ERROR, "Mono")
+    assert f"color:{ERROR_COLOR}" in page
+    assert "<b>RuntimeError on line 2</b>" in page
+    assert "grad can be implicitly created only for scalar outputs" in page
+    assert "<b>Fix:</b> Call <span" in page
+
+
+def test_long_messages_are_cut_to_their_first_lines() -> None:
+    long = Explanation("k", "\n".join(f"line {i}" for i in range(20)), "", "")
+    page = explanation_html(long, "Mono")
+    assert f"line {MAX_MESSAGE_LINES - 1}\n…" in page
+    assert f"line {MAX_MESSAGE_LINES}" not in page
+
+
+def test_no_errors_says_so_and_extra_warnings_are_counted() -> None:
+    assert "No errors: the code ran cleanly." in diagnostics_html(None, (), "Mono")
+    warnings = tuple(warning(n) for n in range(MAX_WARNINGS + 2))
+    page = diagnostics_html(ERROR, warnings, "Mono")
+    assert page.startswith(explanation_html(ERROR, "Mono"))
+    assert page.count(f'color:{WARNING_TEXT}"><b>Warning</b>') == MAX_WARNINGS
+    assert page.endswith("…and 2 more warnings.</p>")
+
+
+def test_printed_chunks_follow_their_line_numbers() -> None:
+    printed = (
+        PrintedLine(2, "tensor([6., 8.])", 0),
+        PrintedLine(10, "a\nb", 0),
+        PrintedLine(None, "?", 1),
+    )
+    assert printed_text(printed) == " 2 │ tensor([6., 8.])\n10 │ a\n   │ b\n ? │ ?"
+    assert printed_text((), truncated=True) == "… printing stopped here (too many lines)"
