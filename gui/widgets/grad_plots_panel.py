@@ -10,8 +10,6 @@ Plots are built once per set of leaves and shapes; a slider tick only feeds them
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from PySide6.QtCore import QPointF, QSignalBlocker, Qt
 from PySide6.QtGui import QBrush, QColor, QLinearGradient, QPainter, QPen, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
@@ -26,10 +24,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.model.drawing.colors import DIVERGING_STOPS, scale_for
+from gui.model.drawing.colors import DIVERGING_STOPS
 from gui.model.result import RunResult
 from gui.model.session import Session, Snapshot
-from gui.model.views.grad_bars import BarData, bar_data
+from gui.model.views.grad_bars import bar_data
 from gui.model.views.grad_history import history_data
 from gui.model.views.grad_plots import leaf_shape
 from gui.widgets.grad_bars import GradBars
@@ -171,7 +169,7 @@ class GradPlotsPanel(QWidget):
         self._empty.setVisible(not shapes)
         self._scroll.setVisible(bool(shapes))
         bars = {leaf: bar_data(snapshot, leaf) for leaf, _ in shapes}
-        scale = _scale(bars.values())
+        scale = snapshot.colour_scale
         for leaf, shape in shapes:
             bar_plot, history_plot = self._rows[leaf]
             bar_plot.show_data(bars[leaf], scale)
@@ -262,8 +260,3 @@ class GradPlotsPanel(QWidget):
         """The history plot of ``leaf``: ``.curves`` (PlotDataItem per element or the norm),
         ``.data`` (the points, marker lines and highlighted step)."""
         return self._rows[leaf][1]
-
-
-def _scale(bars: Iterable[BarData]) -> float:
-    """One diverging scale over every number the bars show, so colours compare across leaves."""
-    return scale_for(v for d in bars for v in (*d.added, *d.after))

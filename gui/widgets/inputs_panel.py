@@ -13,10 +13,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from gui.model.drawing.colors import scale_for
-from gui.model.result import RunResult
 from gui.model.session import Session, Snapshot
-from gui.model.views.inputs import Structure, constants, flat_numbers, structure
+from gui.model.views.inputs import Structure, constants, structure
 from gui.widgets.leaf_group import LeafGroup
 
 _EMPTY_TEXT = (
@@ -25,28 +23,15 @@ _EMPTY_TEXT = (
 )
 
 
-def gradient_scale(snapshot: Snapshot) -> float:
-    """The colour scale of the graph picture, so a gradient is the same colour here."""
-    result = snapshot.result
-    if result is None:
-        return 1.0
-    if snapshot.paint is not None:
-        return snapshot.paint.scale
-    grads = [g for g in snapshot.leaf_grads.values() if g is not None and g.values is not None]
-    return scale_for(v for g in grads for v in flat_numbers(g.values))
-
-
 class InputsPanel(QWidget):
     """Sliders for every leaf tensor's numbers (``session.set_input``), with each element's
-    ``.grad`` coloured on the graph's diverging scale."""
+    ``.grad`` coloured on the window's one diverging scale."""
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._session = session
         self._structure: Structure | None = None
         self.groups: dict[str, LeafGroup] = {}
-        self._scale_key: tuple[RunResult | None, int | None] | None = None
-        self._scale = 1.0
         self.empty = QLabel(_EMPTY_TEXT)
         self.empty.setWordWrap(True)
         self.constants = QLabel()
@@ -73,7 +58,7 @@ class InputsPanel(QWidget):
         leaves = structure(snapshot.result)
         if leaves != self._structure:
             self._rebuild(snapshot, leaves)
-        scale = self._gradient_scale(snapshot)
+        scale = snapshot.colour_scale
         for group in self.groups.values():
             group.refresh(snapshot, scale)
         names = constants(snapshot.result)
@@ -81,15 +66,6 @@ class InputsPanel(QWidget):
         if text != self.constants.text():
             self.constants.setText(text)
             self.constants.setVisible(bool(text))
-
-    def _gradient_scale(self, snapshot: Snapshot) -> float:
-        # The scale walks every gradient in the graph: only redo it for a new result/step.
-        key = (snapshot.result, snapshot.selected_step)
-        old = self._scale_key
-        if old is None or old[0] is not key[0] or old[1] != key[1]:
-            self._scale_key = key
-            self._scale = gradient_scale(snapshot)
-        return self._scale
 
     def _rebuild(self, snapshot: Snapshot, leaves: Structure) -> None:
         self._structure = leaves

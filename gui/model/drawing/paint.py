@@ -13,7 +13,10 @@ product ``T`` sent to that input.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+
+import numpy as np
 
 from gui.model.drawing.colors import EDGE_COLOR, diverging_color, dominant_value, scale_for
 from gui.model.result import Graph, GraphEdge, GraphNode, RunResult, StepRecord, TensorData
@@ -48,7 +51,7 @@ class Gradients:
 
 
 def node_gradient(
-    node: GraphNode, step: StepRecord | None, leaf_grads: dict[str, TensorData | None]
+    node: GraphNode, step: StepRecord | None, leaf_grads: Mapping[str, TensorData | None]
 ) -> TensorData | None:
     """The gradient a node's box shows and is coloured by.
 
@@ -81,16 +84,58 @@ def edge_gradient(edge: GraphEdge, step: StepRecord | None) -> TensorData | None
 
 
 def gradients(
-    graph: Graph, step: StepRecord | None, leaf_grads: dict[str, TensorData | None]
+    graph: Graph,
+    step: StepRecord | None,
+    leaf_grads: Mapping[str, TensorData | None],
+    shown_step: StepRecord | None = None,
 ) -> Gradients:
-    """Resolve every node's and edge's gradient and one colour scale covering them all."""
+    """Resolve every node's and edge's gradient, on the window's one colour scale.
+
+    ``step`` is the backward call whose flows the graph shows; ``shown_step`` the one the
+    gradient plots show (often the same), whose numbers the scale covers too.
+    """
     nodes = {n.key: node_gradient(n, step, leaf_grads) for n in graph.nodes}
     edges = {i: edge_gradient(e, step) for i, e in enumerate(graph.edges)}
     tensors: list[TensorData | None] = [*nodes.values(), *edges.values()]
     if step is not None:
         tensors += [t for flow in step.flows.values() for t in flow.arriving]
-    dominant = (dominant_value(t) for t in tensors)
-    return Gradients(nodes, edges, scale_for(v for v in dominant if v is not None))
+    return Gradients(nodes, edges, colour_scale([*tensors, *leaf_grads.values()], shown_step))
+
+
+def colour_scale(tensors: Iterable[TensorData | None], shown_step: StepRecord | None) -> float:
+    """The magnitude drawn darkest, the same for every view of one result.
+
+    It covers every gradient the window shows: ``tensors`` (the graph's boxes and edges,
+    each leaf's ``.grad``) and, for ``shown_step``, each leaf's ``.grad`` before and after
+    that call and what the call added (the gradient plots' bars). So a gradient of +20 has
+    one colour in the graph, the sliders' swatches, the plots, the legend and the SVG.
+    """
+    extremes = [dominant_value(t) for t in tensors]
+    if shown_step is not None:
+        for name, after in shown_step.grads_after.items():
+            before = shown_step.grads_before.get(name)
+            extremes += [
+                dominant_value(after),
+                dominant_value(before),
+                _largest_change(before, after),
+            ]
+    return scale_for(v for v in extremes if v is not None)
+
+
+def _largest_change(before: TensorData | None, after: TensorData | None) -> float | None:
+    """The largest ``|after - before|`` over the elements (a missing ``before`` counts as 0)."""
+    if after is None or after.values is None:
+        return None
+    if before is None:
+        return dominant_value(after)
+    if before.values is None or before.shape != after.shape:
+        return None
+    try:
+        change = np.subtract(after.values, before.values, dtype=np.float64)
+    except (TypeError, ValueError):  # complex or non-numeric: the plots do not draw those
+        return None
+    finite = np.abs(change[np.isfinite(change)])
+    return float(finite.max()) if finite.size else None
 
 
 def step_for_graph(result: RunResult) -> StepRecord | None:

@@ -12,6 +12,7 @@ number in the picture, so equal gradients have equal colours wherever they appea
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from html import escape
 
 from gui.model.drawing.colors import (
@@ -156,7 +157,10 @@ def _legend(
 
 
 def render_svg(
-    graph: Graph, step: StepRecord | None, leaf_grads: dict[str, TensorData | None]
+    graph: Graph,
+    step: StepRecord | None,
+    leaf_grads: Mapping[str, TensorData | None],
+    shown_step: StepRecord | None = None,
 ) -> str:
     """Draw ``graph`` with its values and gradients as a complete SVG document.
 
@@ -169,6 +173,10 @@ def render_svg(
         backward, which draws values only and colours boxes by kind.
     leaf_grads
         Each leaf's ``.grad`` by variable name, shown and coloured on the leaf boxes.
+    shown_step
+        The backward step the window's plots would show (the last one): its numbers are
+        on the colour scale too, so the SVG's colours are the window's
+        (:func:`~.paint.colour_scale`).
 
     Returns
     -------
@@ -178,7 +186,7 @@ def render_svg(
     """
     compact = is_compact(graph)
     names = {node.key: f"n{i}" for i, node in enumerate(graph.nodes)}
-    grads = gradients(graph, step, leaf_grads)
+    grads = gradients(graph, step, leaf_grads, shown_step)
     has_gradients = grads.any
     g = build_agraph(
         graph,

@@ -19,15 +19,6 @@ from gui.model.explain.python_rules import PYTHON_RULES, RUNAWAY_TEXT
 from gui.model.explain.torch_rules import TORCH_RULES, WARNING_RULES, Advice, ErrorContext, Rule
 from gui.model.result import Explanation
 
-__all__ = [
-    "RUNAWAY_REASONS",
-    "ErrorContext",
-    "explain_exception",
-    "explain_refusal",
-    "explain_runaway",
-    "explain_warning",
-]
-
 RUNAWAY_REASONS: frozenset[str] = frozenset(RUNAWAY_TEXT)
 
 # First match wins: torch's messages first, then Python's errors (mostly matched by class alone).

@@ -25,7 +25,8 @@ def write_export(result: RunResult, script: str, out_dir: Path) -> None:
     (out_dir / "script.py").write_text(script, encoding="utf-8")
     if result.graph is not None:
         grads = {name: result.tensors[name].grad for name in result.leaves}
-        svg = render_svg(result.graph, step_for_graph(result), grads)
+        last = result.steps[-1] if result.steps else None
+        svg = render_svg(result.graph, step_for_graph(result), grads, last)
     else:
         svg = _empty_svg("No autograd graph: the program stopped before making one.")
     (out_dir / "graph.svg").write_text(svg, encoding="utf-8")

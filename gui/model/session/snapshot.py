@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from gui.model.drawing.layout import GraphLayout
-from gui.model.drawing.paint import Gradients, gradients, step_for_graph
+from gui.model.drawing.paint import Gradients, colour_scale, gradients, step_for_graph
 from gui.model.request import BackwardStep, Program
 from gui.model.result import Explanation, Graph, NestedValues, RunResult, StepRecord, TensorData
 from gui.model.session import steps as backward_steps
@@ -32,11 +32,17 @@ class ResultViews:
 
     def __init__(self) -> None:
         self._paint: dict[int | None, Gradients] = {}
+        self._scale: dict[int | None, float] = {}
 
     def paint(self, selected_step: int | None, compute: Callable[[], Gradients]) -> Gradients:
         if selected_step not in self._paint:
             self._paint[selected_step] = compute()
         return self._paint[selected_step]
+
+    def scale(self, selected_step: int | None, compute: Callable[[], float]) -> float:
+        if selected_step not in self._scale:
+            self._scale[selected_step] = compute()
+        return self._scale[selected_step]
 
 
 @dataclass(frozen=True)
@@ -185,7 +191,20 @@ class Snapshot:
         if graph is None:
             return None
         return self.views.paint(
-            self.selected_step, lambda: gradients(graph, self.graph_step, self.leaf_grads)
+            self.selected_step,
+            lambda: gradients(graph, self.graph_step, self.leaf_grads, self.shown_step),
+        )
+
+    @property
+    def colour_scale(self) -> float:
+        """The magnitude drawn darkest everywhere in the window (graph, legend, swatches,
+        plots): one scale, so a value has one colour (:func:`~.paint.colour_scale`)."""
+        paint = self.paint
+        if paint is not None:
+            return paint.scale
+        return self.views.scale(
+            self.selected_step,
+            lambda: colour_scale(self.leaf_grads.values(), self.shown_step),
         )
 
     @cached_property

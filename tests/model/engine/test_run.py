@@ -7,10 +7,12 @@ import torch
 
 from gui.model.engine.run import run_program
 from gui.model.request import BackwardStep, Program, RunRequest
+from gui.model.result import RunResult
 from tests.fixtures import approx
 
 CHAIN = "x = torch.randn(2, 2, requires_grad=True)\ny = 2 * x\nz = y ** 3\n"
 X = [[1.3448, -0.2924], [-0.4746, 0.8842]]
+ONES = [[1.0, 1.0], [1.0, 1.0]]
 
 
 def plain_chain(v: list[list[float]]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -21,16 +23,14 @@ def plain_chain(v: list[list[float]]) -> tuple[torch.Tensor, torch.Tensor, torch
     return x, y, z
 
 
+def run_chain(x: object, gradient: object = ONES) -> RunResult:
+    """``z = (2x)^3`` run with ``x`` and ``z.backward(gradient)``."""
+    program = Program(code=CHAIN, values={"x": x}, steps=(BackwardStep(gradient=gradient),))
+    return run_program(RunRequest(program))
+
+
 def test_graph_names_nodes_after_the_users_variables() -> None:
-    result = run_program(
-        RunRequest(
-            Program(
-                code=CHAIN,
-                values={"x": X},
-                steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),),
-            )
-        )
-    )
+    result = run_chain(X)
     graph = result.graph
     assert graph is not None
     by_name = {n.name: n for n in graph.nodes if n.kind in ("function", "leaf")}
@@ -55,15 +55,7 @@ def test_graph_names_nodes_after_the_users_variables() -> None:
 
 
 def test_node_values_are_the_forward_results() -> None:
-    result = run_program(
-        RunRequest(
-            Program(
-                code=CHAIN,
-                values={"x": X},
-                steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),),
-            )
-        )
-    )
+    result = run_chain(X)
     _, y, z = plain_chain([[1.0, 1.0], [1.0, 1.0]])
     graph = result.graph
     assert graph is not None
@@ -74,9 +66,7 @@ def test_node_values_are_the_forward_results() -> None:
 
 def test_flows_show_the_gradient_arriving_and_leaving_each_node() -> None:
     v = [[1.0, 0.0], [1.0, 0.0]]
-    result = run_program(
-        RunRequest(Program(code=CHAIN, values={"x": X}, steps=(BackwardStep(gradient=v),)))
-    )
+    result = run_chain(X, v)
     x, y, _ = plain_chain(v)
     step = result.steps[0]
     graph = step.graph
@@ -127,24 +117,8 @@ def test_jacobian_check_compares_only_this_steps_contribution() -> None:
 
 
 def test_keys_are_structural_values_do_not_change_them() -> None:
-    a = run_program(
-        RunRequest(
-            Program(
-                code=CHAIN,
-                values={"x": X},
-                steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),),
-            )
-        )
-    )
-    b = run_program(
-        RunRequest(
-            Program(
-                code=CHAIN,
-                values={"x": [[5.0, 6.0], [7.0, 8.0]]},
-                steps=(BackwardStep(gradient=[[1.0, 1.0], [1.0, 1.0]]),),
-            )
-        )
-    )
+    a = run_chain(X)
+    b = run_chain([[5.0, 6.0], [7.0, 8.0]])
     c = run_program(
         RunRequest(
             Program(
