@@ -1,9 +1,12 @@
-"""Run programs in a child process that can be killed: the app's guard against runaway code.
+"""The GUI process's handle on the engine: a child process that runs programs with torch.
 
-:class:`EngineProcess` owns one child (:mod:`gui.model.engine.worker`). Each request is checked
-here first (refused code never reaches the child), then sent; if no answer comes within the
-request's time limit the child is killed, the run is reported as stopped, and a fresh child
-starts in the background for the next request. This module never imports torch.
+:class:`EngineProcess` owns one child (:mod:`gui.model.engine.worker`), started with
+``spawn``. Each request is checked here first (refused code never reaches the child), then
+sent as a numbered :class:`~gui.model.request.Job`. Where the child forks a walled-in copy
+of itself per run, it also enforces the time limit and answers for a run it had to stop or
+that crashed; this side only waits, with a margin. Where it cannot (no ``fork``), or when
+the child does not answer at all, this side kills the child, reports the run as stopped and
+starts a fresh child in the background. This module never imports torch or the engine.
 """
 
 from __future__ import annotations
@@ -12,16 +15,22 @@ import contextlib
 import functools
 import importlib
 import multiprocessing
+import pickle
 import threading
 import time
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
 from gui.model import explain, safety
-from gui.model.request import RunRequest, failed_result
-from gui.model.result import Explanation, RunResult
+from gui.model.request import Job, RunRequest, StopJob
+from gui.model.result import Answer, EngineReady, Explanation, RunResult, failed_result
 
 STARTUP_TIMEOUT_SECONDS = 120.0
+# When the child enforces time limits itself, how much longer this side waits before it
+# decides the child is stuck: forking the next copy and unpickling take a moment.
+ANSWER_MARGIN_SECONDS = 5.0
+# How long a child that was asked to stop a run may take to say it did.
+STOP_MARGIN_SECONDS = 5.0
 
 
 @functools.lru_cache(maxsize=64)
@@ -49,8 +58,8 @@ def refusal(code: str) -> Explanation | None:
 ENGINE_WORKER = "gui.model.engine.worker"
 
 
-def _child_main(conn: Connection) -> None:
-    importlib.import_module(ENGINE_WORKER).serve(conn)
+def _child_main(conn: Connection, control: Connection) -> None:
+    importlib.import_module(ENGINE_WORKER).serve(conn, control)
 
 
 class EngineProcess:
@@ -65,7 +74,14 @@ class EngineProcess:
         self._lock = threading.Lock()
         self._process: BaseProcess | None = None
         self._conn: Connection | None = None
-        self._ready = False
+        self._control: Connection | None = None
+        self._ready: EngineReady | None = None
+        self._next_id = 0
+
+    @property
+    def ready(self) -> EngineReady | None:
+        """What the child said when it came up (isolation, walls), once it has."""
+        return self._ready
 
     def start(self) -> None:
         """Start the child now (it imports torch, which takes a moment); idempotent."""
@@ -76,75 +92,97 @@ class EngineProcess:
         if self._process is not None and self._process.is_alive():
             return
         parent, child = self._context.Pipe()
+        control_read, control_write = self._context.Pipe(duplex=False)
         process = self._context.Process(
-            target=_child_main, args=(child,), daemon=True, name="autograd-engine"
+            target=_child_main, args=(child, control_read), daemon=True, name="autograd-engine"
         )
         process.start()
         child.close()
-        self._process, self._conn, self._ready = process, parent, False
+        control_read.close()
+        self._process, self._conn, self._control = process, parent, control_write
+        self._ready = None
 
-    def _wait_ready(self) -> None:
+    def _wait_ready(self) -> EngineReady:
         assert self._conn is not None
-        if self._ready:
-            return
+        if self._ready is not None:
+            return self._ready
         if not self._conn.poll(STARTUP_TIMEOUT_SECONDS):
             raise RuntimeError("the engine process did not start")
         message = self._conn.recv()
-        if message != "ready":
+        if not isinstance(message, EngineReady):
             raise RuntimeError(f"unexpected message from the engine process: {message!r}")
-        self._ready = True
+        self._ready = message
+        return message
 
     def run(self, request: RunRequest) -> RunResult:
         """Run ``request`` with its time limit; never raises for problems in the user's code."""
+        seed = request.program.seed
         refused = refusal(request.program.code)
         if refused is not None:
-            return failed_result(request, refused)
+            return failed_result(refused, seed=seed)
         with self._lock:
             self._ensure_started()
             try:
-                self._wait_ready()
-            except (EOFError, OSError, RuntimeError) as exc:
+                ready = self._wait_ready()
+            except (EOFError, OSError, RuntimeError, pickle.UnpicklingError) as exc:
                 self._kill()
-                return failed_result(request, _crashed(str(exc)))
-            assert self._conn is not None
-            started = time.perf_counter()
+                return failed_result(explain.explain_engine_crash(str(exc)), seed=seed)
+            self._next_id += 1
+            job = Job(self._next_id, request)
+            started = time.monotonic()
+            enforced = ready.isolation == "fork"
+            margin = ANSWER_MARGIN_SECONDS if enforced else 0.0
             try:
-                self._conn.send(request)
-                if self._conn.poll(request.time_limit):
-                    result: RunResult = self._conn.recv()
-                    return result
-            except (EOFError, OSError):
+                assert self._conn is not None
+                self._conn.send(job)
+                answer = self._answer(job, started + request.time_limit + margin)
+                if answer is None and enforced:
+                    assert self._control is not None
+                    self._control.send(StopJob(job.run_id))
+                    answer = self._answer(job, time.monotonic() + STOP_MARGIN_SECONDS)
+            except (EOFError, OSError, pickle.UnpicklingError, AttributeError, TypeError):
                 self._kill()
-                return failed_result(request, _crashed("the engine process ended unexpectedly"))
-            elapsed = time.perf_counter() - started
+                return failed_result(
+                    explain.explain_engine_crash("The engine process ended unexpectedly."),
+                    seed=seed,
+                )
+            if answer is not None:
+                return answer.result
+            elapsed = time.monotonic() - started
             self._kill()
             self._ensure_started()  # warm a fresh child for the next request
-            return failed_result(request, explain.explain_runaway("time", seconds=elapsed), elapsed)
+            runaway = explain.explain_runaway("time", seconds=request.time_limit)
+            return failed_result(runaway, seed=seed, elapsed=elapsed)
+
+    def _answer(self, job: Job, deadline: float) -> Answer | None:
+        """The answer to ``job``, skipping late answers to earlier jobs; ``None`` at the
+        deadline."""
+        assert self._conn is not None
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._conn.poll(remaining):
+                return None
+            message = self._conn.recv()
+            if isinstance(message, Answer) and message.run_id == job.run_id:
+                return message
 
     def _kill(self) -> None:
         if self._process is not None:
             self._process.kill()
             self._process.join(timeout=5)
-        if self._conn is not None:
-            self._conn.close()
-        self._process, self._conn, self._ready = None, None, False
+        for end in (self._conn, self._control):
+            if end is not None:
+                end.close()
+        self._process, self._conn, self._control, self._ready = None, None, None, None
 
     def close(self) -> None:
         """Stop the child process."""
         with self._lock:
-            if self._conn is not None and self._process is not None and self._process.is_alive():
-                with contextlib.suppress(OSError):
-                    self._conn.send(None)
-                self._process.join(timeout=2)
+            process = self._process
+            if process is not None and process.is_alive():
+                for end in (self._control, self._conn):
+                    with contextlib.suppress(OSError):
+                        if end is not None:
+                            end.send(None)
+                process.join(timeout=2)
             self._kill()
-
-
-def _crashed(detail: str) -> Explanation:
-    return Explanation(
-        kind="engine-crashed",
-        message=detail,
-        explanation="The process that runs your code stopped without answering "
-        "(it may have crashed inside a library).",
-        fix="Run again; if it keeps happening, simplify the program to find the line "
-        "that causes it.",
-    )

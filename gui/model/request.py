@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gui.model.result import Explanation, NestedValues, RunResult
+from gui.model.result import NestedValues
 
 DEFAULT_SEED = 0
 DEFAULT_TIME_LIMIT_SECONDS = 1.5
@@ -67,19 +67,17 @@ class RunRequest:
     zero_grad_after: bool = False
 
 
-def failed_result(request: RunRequest, error: Explanation, elapsed: float = 0.0) -> RunResult:
-    """A result that holds only an error: what the app shows when nothing could run."""
-    return RunResult(
-        tensors={},
-        leaves=(),
-        output=None,
-        output_value=None,
-        output_grad_fn=None,
-        graph=None,
-        steps=(),
-        printed=(),
-        error=error,
-        warnings=(),
-        seed=request.program.seed,
-        elapsed_seconds=elapsed,
-    )
+@dataclass(frozen=True)
+class Job:
+    """One request on its way to the engine's process, numbered so that a late answer to
+    an earlier job is never taken for this one's."""
+
+    run_id: int
+    request: RunRequest
+
+
+@dataclass(frozen=True)
+class StopJob:
+    """Ask the engine's process to kill job ``run_id``: it ran past its time limit."""
+
+    run_id: int

@@ -255,3 +255,44 @@ class RunResult:
     seed: int
     output_truncated: bool = False
     elapsed_seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The engine's answer to job ``run_id`` (:class:`gui.model.request.Job`)."""
+
+    run_id: int
+    result: RunResult
+
+
+@dataclass(frozen=True)
+class EngineReady:
+    """The engine's process is up: how it keeps runs apart, and which walls it has.
+
+    ``isolation`` is ``"fork"`` when each run gets a fresh copy of a pristine process (and
+    the process enforces time limits itself), ``"reset"`` when runs share one process whose
+    settings are put back after each. ``walls`` lists the sandbox layers in force (e.g.
+    ``"landlock ABI 7"``, ``"seccomp"``), ``missing`` the ones this platform lacks.
+    """
+
+    isolation: Literal["fork", "reset"]
+    walls: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+
+
+def failed_result(error: Explanation, seed: int = 0, elapsed: float = 0.0) -> RunResult:
+    """A result that holds only an error: what the app shows when nothing could run."""
+    return RunResult(
+        tensors={},
+        leaves=(),
+        output=None,
+        output_value=None,
+        output_grad_fn=None,
+        graph=None,
+        steps=(),
+        printed=(),
+        error=error,
+        warnings=(),
+        seed=seed,
+        elapsed_seconds=elapsed,
+    )

@@ -35,6 +35,7 @@ from torch.autograd import Variable
 
 from gui.model import explain, safety
 from gui.model.engine import guard
+from gui.model.engine.allowlist import allowlist
 from gui.model.engine.backward import BackwardCall, RecordedStep, record_backward
 from gui.model.engine.bindings import Bindings
 from gui.model.engine.capture import (
@@ -77,7 +78,7 @@ class _Run:
         self.warned = WarningCapture(self._warning_context)
         self.last_backward_tensor: torch.Tensor | None = None
         self.backward_context = explain.ErrorContext()
-        self.raw_backward = torch.autograd.backward
+        self.raw_backward = _REAL_BACKWARD
 
     # -- running the code -------------------------------------------------------------
 
@@ -346,15 +347,43 @@ def _any_nonzero(data: TensorData | None) -> bool:
     return False
 
 
+# torch's own backward, taken before anything stands in for it.
+_REAL_BACKWARD = torch.autograd.backward
+# The run whose code is executing: at most one at a time in a process.
+_ACTIVE: list[_Run] = []
+
+
+def recorded_backward(
+    tensors: Any,
+    grad_tensors: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    grad_variables: Any = None,
+    inputs: Any = None,
+) -> None:
+    """Stands in for ``torch.autograd.backward`` (which ``Tensor.backward`` calls) while a
+    program runs, so every backward it makes is recorded by the active run.
+
+    One function for every run, so the allowlist can list it by identity.
+    """
+    _ACTIVE[-1].code_backward(
+        tensors, grad_tensors, retain_graph, create_graph, grad_variables, inputs
+    )
+
+
 @contextmanager
 def _backward_recorded_by(run: _Run) -> Iterator[None]:
     """Route ``torch.autograd.backward`` (and so ``Tensor.backward``) through ``run``."""
-    original = torch.autograd.backward
-    torch.autograd.backward = run.code_backward
+    _ACTIVE.append(run)
+    torch.autograd.backward = recorded_backward
     try:
         yield
     finally:
-        torch.autograd.backward = original
+        torch.autograd.backward = _REAL_BACKWARD
+        _ACTIVE.pop()
+
+
+allowlist().grant(recorded_backward)
 
 
 @functools.lru_cache(maxsize=32)

@@ -12,6 +12,7 @@ the GUI process explains code it refuses and describes nodes for the details pan
 from gui.model.explain.messages import (
     RUNAWAY_REASONS,
     ErrorContext,
+    explain_engine_crash,
     explain_exception,
     explain_refusal,
     explain_runaway,
@@ -21,6 +22,7 @@ from gui.model.explain.messages import (
 __all__ = [
     "RUNAWAY_REASONS",
     "ErrorContext",
+    "explain_engine_crash",
     "explain_exception",
     "explain_refusal",
     "explain_runaway",

@@ -284,3 +284,19 @@ def explain_runaway(
         severity="error",
         exception=_RUNAWAY_EXCEPTION.get(reason),
     )
+
+
+def explain_engine_crash(detail: str) -> Explanation:
+    """Explain that the process running the program ended without answering.
+
+    ``detail`` says how it ended (a signal, an exit status); a crash inside a native
+    library, or the system killing it for memory, look the same from outside.
+    """
+    return Explanation(
+        kind="engine-crashed",
+        message=detail,
+        explanation="The process that runs your code stopped without answering: something "
+        "inside a library crashed, or the program used more memory than the system allows.",
+        fix="Run again; if it keeps happening, simplify the program (smaller tensors, fewer "
+        "steps) to find the line that causes it.",
+    )

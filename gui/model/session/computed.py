@@ -6,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from gui.model.drawing.layout import GraphLayout
-from gui.model.request import RunRequest, failed_result
-from gui.model.result import Explanation, RunResult
+from gui.model.request import RunRequest
+from gui.model.result import Explanation, RunResult, failed_result
 from gui.model.session.layouts import LayoutCache
 
 
@@ -36,7 +36,7 @@ def compute(
     try:
         result = run(request)
     except Exception as exc:  # the engine process failed: say so, keep the window alive
-        result = failed_result(request, _engine_error(exc))
+        result = failed_result(_engine_error(exc), seed=request.program.seed)
     try:
         layout = layouts.get(result.graph, show_saved)
     except Exception as exc:  # Graphviz refused: show the result without a picture

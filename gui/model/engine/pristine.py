@@ -1,0 +1,105 @@
+"""Process-wide settings a program may change, and putting them back afterwards.
+
+Only for platforms without ``fork`` (Windows), where runs share one process: elsewhere each
+run gets a fresh copy of a pristine process (:mod:`.fork_server`) and nothing needs putting
+back. The list covers every process-wide setting an allowed program can reach: grad mode,
+CPU autocast, the default dtype and device, anomaly mode, deterministic algorithms, matmul
+precision, warn-always, thread counts, print options, numpy's error state and print options.
+Writes to attributes of modules and classes are refused by the guard, so they need no undo.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The process-wide settings at one moment."""
+
+    grad_enabled: bool
+    autocast_enabled: bool
+    autocast_dtype: torch.dtype
+    autocast_cache: bool
+    default_dtype: torch.dtype
+    anomaly: tuple[bool, bool]
+    deterministic: tuple[bool, bool]
+    deterministic_debug_mode: int
+    matmul_precision: str
+    warn_always: bool
+    threads: tuple[int, int]
+    print_options: dict[str, Any]
+    numpy_errors: dict[str, Any]
+    numpy_print: dict[str, Any]
+
+
+def capture() -> Settings:
+    """The settings now (call once, before the first program runs)."""
+    return Settings(
+        grad_enabled=torch.is_grad_enabled(),
+        autocast_enabled=torch.is_autocast_enabled("cpu"),
+        autocast_dtype=torch.get_autocast_dtype("cpu"),
+        autocast_cache=torch.is_autocast_cache_enabled(),
+        default_dtype=torch.get_default_dtype(),
+        anomaly=(torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()),
+        deterministic=(
+            torch.are_deterministic_algorithms_enabled(),
+            torch.is_deterministic_algorithms_warn_only_enabled(),
+        ),
+        deterministic_debug_mode=torch.get_deterministic_debug_mode(),
+        matmul_precision=torch.get_float32_matmul_precision(),
+        warn_always=torch.is_warn_always_enabled(),
+        threads=(torch.get_num_threads(), torch.get_num_interop_threads()),
+        print_options=copy.copy(vars(torch._tensor_str.PRINT_OPTS)),
+        numpy_errors={**np.geterr()},
+        numpy_print=dict(np.get_printoptions()),
+    )
+
+
+def restore(settings: Settings) -> None:
+    """Put every setting back as :func:`capture` saw it.
+
+    Each setter is called only when its setting changed: some import large parts of torch
+    on their first call (``use_deterministic_algorithms`` loads over 800 modules), which a
+    slider tick must not pay for.
+    """
+    now = capture()
+    if now.grad_enabled != settings.grad_enabled:
+        torch.set_grad_enabled(settings.grad_enabled)
+    while torch.autocast_decrement_nesting() > 0:  # an autocast block left open
+        pass
+    if now.autocast_enabled != settings.autocast_enabled:
+        torch.set_autocast_enabled("cpu", settings.autocast_enabled)
+    if now.autocast_dtype != settings.autocast_dtype:
+        torch.set_autocast_dtype("cpu", settings.autocast_dtype)
+    if now.autocast_cache != settings.autocast_cache:
+        torch.set_autocast_cache_enabled(settings.autocast_cache)
+    torch.clear_autocast_cache()
+    if now.default_dtype != settings.default_dtype:
+        torch.set_default_dtype(settings.default_dtype)
+    if torch.get_default_device() != torch.device("cpu"):
+        torch.set_default_device(None)
+    if now.anomaly != settings.anomaly:
+        torch.autograd.set_detect_anomaly(*settings.anomaly)
+    if now.deterministic != settings.deterministic:
+        enabled, warn_only = settings.deterministic
+        torch.use_deterministic_algorithms(enabled, warn_only=warn_only)
+    if now.deterministic_debug_mode != settings.deterministic_debug_mode:
+        torch.set_deterministic_debug_mode(settings.deterministic_debug_mode)
+    if now.matmul_precision != settings.matmul_precision:
+        torch.set_float32_matmul_precision(settings.matmul_precision)
+    if now.warn_always != settings.warn_always:
+        torch.set_warn_always(settings.warn_always)
+    if now.threads[0] != settings.threads[0]:
+        torch.set_num_threads(settings.threads[0])
+    if now.print_options != settings.print_options:
+        vars(torch._tensor_str.PRINT_OPTS).update(settings.print_options)
+    if now.numpy_errors != settings.numpy_errors:
+        np.seterr(**settings.numpy_errors)
+    if now.numpy_print != settings.numpy_print:
+        np.set_printoptions(**settings.numpy_print)
