@@ -213,17 +213,19 @@ class BackwardPanel(QWidget):
 
     def _render_output(self, snapshot: Snapshot) -> None:
         choices = output_choices(snapshot.result)
+        if all(name != snapshot.output for name, _ in choices):
+            choices.append((snapshot.output, f"{snapshot.output}  (not found)"))
+        index = [name for name, _ in choices].index(snapshot.output)
+        # Qt relayouts a combo box even when nothing changes: touch it only on a change
+        # (this ran on every slider tick).
+        if choices == self._choices and self.output.currentIndex() == index:
+            return
         with QSignalBlocker(self.output):
             if choices != self._choices:
                 self._choices = choices
                 self.output.clear()
                 self.output.addItems([text for _, text in choices])
-            names = [name for name, _ in choices]
-            if snapshot.output not in names:
-                self._choices.append((snapshot.output, f"{snapshot.output}  (not found)"))
-                self.output.addItem(self._choices[-1][1])
-                names.append(snapshot.output)
-            self.output.setCurrentIndex(names.index(snapshot.output))
+            self.output.setCurrentIndex(index)
 
     def _render_gradient(self, snapshot: Snapshot) -> None:
         gradient = snapshot.current_step.gradient
