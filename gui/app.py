@@ -15,6 +15,13 @@ from collections.abc import Sequence
 
 from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS
 
+# What start-up needs in address space: the engine's child maps about 650 MiB to import
+# torch, the window about as much for Qt and Graphviz (measured under ulimit -v). Below
+# this, something fails to load half-way; refusing up front gives one clear line instead.
+MIN_ADDRESS_SPACE_BYTES = 1024 * 1024 * 1024
+# The command line's exit status when the app cannot work on this machine as it is.
+EXIT_CANNOT_RUN = 3
+
 
 def _positive_seconds(text: str) -> float:
     try:
@@ -59,9 +66,62 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def address_space_problem(limit: int | None = None) -> str | None:
+    """Why this process has too little address space to start (``ulimit -v``), or ``None``.
+
+    ``limit`` is the soft ``RLIMIT_AS`` in bytes (read from the system when not given;
+    ``None`` where there is no such limit, as on Windows).
+    """
+    if limit is None:
+        try:
+            import resource
+        except ImportError:  # Windows: no rlimits
+            return None
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft == resource.RLIM_INFINITY:
+            return None
+        limit = soft
+    if limit >= MIN_ADDRESS_SPACE_BYTES:
+        return None
+    mib = 1024 * 1024
+    return (
+        f"error: this process may use only {limit // mib} MiB of memory (ulimit -v "
+        f"{limit // 1024}); Autograd Explorer needs at least {MIN_ADDRESS_SPACE_BYTES // mib} "
+        "MiB to load PyTorch and Qt, so raise the limit (ulimit -v unlimited) and start it again"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+    """Run the command line; returns the exit status.
+
+    Start-up failures of the machine rather than the session (too little memory for torch,
+    Qt or Graphviz to load) end with one line on stderr and :data:`EXIT_CANNOT_RUN`, never a
+    traceback.
+    """
     args = _parser().parse_args(argv)
+    problem = address_space_problem()
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return EXIT_CANNOT_RUN
+    try:
+        return _run(args)
+    except MemoryError:
+        print(
+            "error: the computer ran out of memory while starting; close other programs or "
+            "raise the memory limit (ulimit -v) and start it again",
+            file=sys.stderr,
+        )
+        return EXIT_CANNOT_RUN
+    except ImportError as exc:  # a library that cannot be mapped in: memory, or a bad install
+        print(
+            f"error: a library could not be loaded ({' '.join(str(exc).split())}); with too "
+            "little memory (ulimit -v) raise the limit, otherwise reinstall the app",
+            file=sys.stderr,
+        )
+        return EXIT_CANNOT_RUN
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.export is not None:
         if args.session is None:
             print(

@@ -14,15 +14,26 @@ from typing import TextIO
 from gui.model.engine_process import EngineProcess, refusal
 from gui.model.export.files import write_export
 from gui.model.export.script import plain_script
-from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS
+from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS, Program, RunRequest
 from gui.model.result import RunResult
-from gui.model.session import Document, SessionFileError, load_session
+from gui.model.session import Document, SessionFileError
+from gui.model.session.file_format import READ_TIMEOUT_SECONDS, load_session_within
 from gui.model.tensor_format import format_tensor
 from gui.resources import default_lesson
 
 EXIT_OK = 0
 EXIT_CANNOT_WRITE = 1
 EXIT_BAD_INPUT = 2
+# The app cannot work on this machine as it is (too little memory for the engine's torch).
+EXIT_CANNOT_RUN = 3
+ENGINE_DID_NOT_START = (
+    "error: the engine process could not start (PyTorch did not load: too little memory, "
+    "e.g. a low ulimit -v?); nothing was written"
+)
+
+
+class EngineDidNotStart(RuntimeError):
+    """The engine's child never said it was ready: no result is the session's."""
 
 
 def _one_line(message: str, stream: TextIO) -> None:
@@ -31,12 +42,32 @@ def _one_line(message: str, stream: TextIO) -> None:
 
 
 def run_once(document: Document, time_limit: float) -> RunResult:
-    """Run ``document`` in an engine process of its own, stopped afterwards."""
+    """Run ``document`` in an engine process of its own, stopped afterwards.
+
+    Raises :class:`EngineDidNotStart` when the child never came up: its "engine crashed"
+    result would describe this machine, not the session, and must not be exported as one.
+    Refused code never needs the child, so it is answered whatever the machine.
+    """
     engine = EngineProcess()
     try:
+        if refusal(document.program.code) is None:
+            # An empty program cannot time out or crash: if the child is not ready after
+            # it, the child never started.
+            engine.run(RunRequest(Program(code="")))
+            if engine.ready is None:
+                raise EngineDidNotStart()
         return engine.run(document.request(time_limit))
     finally:
         engine.close()
+
+
+def _read(session_path: str, stderr: TextIO) -> Document | None:
+    """The session at ``session_path``, or ``None`` after one line on ``stderr``."""
+    try:
+        return load_session_within(session_path, READ_TIMEOUT_SECONDS)
+    except SessionFileError as exc:
+        _one_line(f"error: {exc}", stderr)
+        return None
 
 
 def export_session(
@@ -46,17 +77,19 @@ def export_session(
     stderr: TextIO = sys.stderr,
 ) -> int:
     """Run ``session_path`` headless into ``out_dir``; return the process exit status."""
-    try:
-        document = load_session(session_path)
-    except SessionFileError as exc:
-        _one_line(f"error: {exc}", stderr)
+    document = _read(session_path, stderr)
+    if document is None:
         return EXIT_BAD_INPUT
     refused = refusal(document.program.code)
     if refused is not None:
         where = f"line {refused.line}" + (f", column {refused.column}" if refused.column else "")
         _one_line(f"error: {session_path}: code refused at {where}: {refused.message}", stderr)
         return EXIT_BAD_INPUT
-    result = run_once(document, time_limit)
+    try:
+        result = run_once(document, time_limit)
+    except EngineDidNotStart:
+        print(ENGINE_DID_NOT_START, file=stderr)
+        return EXIT_CANNOT_RUN
     try:
         write_export(result, plain_script(document.program, result), Path(out_dir))
     except OSError as exc:
@@ -107,12 +140,14 @@ def summarize(
 ) -> int:
     """Run the session at ``path`` (default: the welcome lesson) and print :func:`report`."""
     session_path = path or str(default_lesson())
-    try:
-        document = load_session(session_path)
-    except SessionFileError as exc:
-        print(f"error: {exc}", file=stderr)
+    document = _read(session_path, stderr)
+    if document is None:
         return EXIT_BAD_INPUT
-    result = run_once(document, time_limit)
+    try:
+        result = run_once(document, time_limit)
+    except EngineDidNotStart:
+        print(ENGINE_DID_NOT_START, file=stderr)
+        return EXIT_CANNOT_RUN
     if document.title:
         print(f"# {document.title}", file=stdout)
     print(report(result), file=stdout)

@@ -19,6 +19,8 @@ from PySide6.QtWidgets import QApplication
 
 from gui.model.engine_process import EngineProcess
 from gui.model.session import Session, SessionFileError, Snapshot, load_session
+from gui.model.session.autosave import Autosave, data_dir, find_unsaved
+from gui.model.session.file_format import READ_TIMEOUT_SECONDS, load_session_within
 from gui.resources import default_lesson
 from gui.widgets.main_window import APP_NAME, MainWindow
 from gui.widgets.thread_dispatcher import ThreadDispatcher
@@ -76,7 +78,11 @@ def run_window(path: str | None, screenshot: str | None = None, time_limit: floa
         if screenshot
         else QSettings()
     )
-    window = MainWindow(session, settings)
+    # A screenshot never reads or writes the user's autosaves either.
+    folder = None if screenshot else data_dir()
+    recovered = [] if folder is None else find_unsaved(folder)
+    autosave = None if folder is None else Autosave(folder)
+    window = MainWindow(session, settings, autosave)
     freezer = FreezeAfterFirstResult(session)
     try:
         error = _open_first(session, path)
@@ -90,6 +96,7 @@ def run_window(path: str | None, screenshot: str | None = None, time_limit: floa
             window.show_error("Cannot open this session", f"{error}\n\nShowing the welcome lesson.")
         if screenshot:
             return _save_screenshot(app, window, session, screenshot)
+        window.offer_restore(recovered)
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl+C in the terminal quits
         return app.exec()
     finally:
@@ -99,10 +106,14 @@ def run_window(path: str | None, screenshot: str | None = None, time_limit: floa
 
 
 def _open_first(session: Session, path: str | None) -> str | None:
-    """Load the requested session, else the welcome lesson; the error text if it failed."""
+    """Load the requested session, else the welcome lesson; the error text if it failed.
+
+    The file is read on another thread and given up after a while: a path on a network
+    folder that does not answer must not keep the window from ever appearing.
+    """
     if path is not None:
         try:
-            session.open(path)
+            session.load(load_session_within(path, READ_TIMEOUT_SECONDS), path)
             return None
         except SessionFileError as exc:
             error = str(exc)

@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import os
+import tempfile
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Nothing a test starts may autosave into (or restore from) the user's real data folder.
+os.environ.setdefault(
+    "AUTOGRAD_EXPLORER_DATA_DIR",
+    os.path.join(tempfile.gettempdir(), f"autograd-explorer-tests-{os.getpid()}"),
+)
 
 from collections.abc import Iterator
 

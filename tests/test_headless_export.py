@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from gui import headless
+from gui.model.explain.messages import explain_engine_crash
+from gui.model.request import RunRequest
+from gui.model.result import RunResult, failed_result
 from gui.resources import lesson
 from tests.fixtures import approx
 
@@ -101,7 +109,7 @@ def test_invalid_files_exit_2_with_one_line(tmp_path: Path, contents: bytes, exp
 
 def test_missing_file_exits_2(tmp_path: Path) -> None:
     proc = export(tmp_path / "nope.json", tmp_path / "out")
-    assert proc.returncode == 2 and "cannot read" in proc.stderr
+    assert proc.returncode == 2 and "cannot read it: there is no such file" in proc.stderr
 
 
 def test_refused_code_exits_2_and_runs_nothing(tmp_path: Path) -> None:
@@ -160,3 +168,89 @@ def test_runaway_code_in_an_export_is_reported_in_the_result(tmp_path: Path) -> 
     assert doc["error"]["kind"] == "runaway-code"
     assert "0.5" in doc["error"]["message"] or "second" in doc["error"]["message"]
     ET.fromstring((out / "graph.svg").read_text())
+
+
+def nested_values(depth: int) -> bytes:
+    value = "[" * depth + "1" + "]" * depth
+    return (
+        f'{{"format": "autograd-explorer/1", "code": "x = 1", "values": {{"x": {value}}}}}'.encode()
+    )
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        pytest.param(
+            lambda p: p.write_bytes(nested_values(1000)),
+            "nests more than 64 levels",
+            id="1000-levels",
+        ),
+        pytest.param(
+            lambda p: p.write_bytes(nested_values(700)),
+            "nests more than 64 levels",
+            id="700-levels",
+        ),
+        pytest.param(
+            lambda p: p.write_bytes(
+                b'{"format": "autograd-explorer/1", "code": "", "values": {"x": ['
+                + b"9" * 400
+                + b"]}}"
+            ),
+            "values.x[0]: the 400-digit integer",
+            id="400-digits",
+        ),
+        pytest.param(lambda p: os.mkfifo(p), "it is a named pipe, not a session file", id="fifo"),
+        pytest.param(
+            lambda p: p.symlink_to("/dev/zero"), "it is a device, not a session file", id="dev-zero"
+        ),
+        pytest.param(
+            lambda p: p.symlink_to("/dev/random"),
+            "it is a device, not a session file",
+            id="dev-random",
+        ),
+    ],
+)
+def test_hostile_files_exit_2_with_one_line_at_once(
+    tmp_path: Path, make: Callable[[Path], object], expected: str
+) -> None:
+    path = tmp_path / "from-a-student.json"
+    make(path)
+    out = tmp_path / "out"
+    started = time.monotonic()
+    proc = export(path, out)
+    assert time.monotonic() - started < 60
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.splitlines() == [proc.stderr.strip()] and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"error: {path}: ") and expected in proc.stderr, proc.stderr
+    assert not out.exists()
+
+
+def test_a_byte_order_mark_is_fine_for_export(tmp_path: Path) -> None:
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + b'{"format": "autograd-explorer/1", "code": "import os"}')
+    proc = export(path, tmp_path / "out")
+    assert proc.returncode == 2 and "code refused" in proc.stderr, "read, then refused for its code"
+
+
+def test_an_engine_that_never_starts_exits_3_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class NeverReady:
+        """An engine whose child died importing torch: every run says it crashed."""
+
+        ready = None
+
+        def run(self, request: RunRequest) -> RunResult:
+            return failed_result(explain_engine_crash(""), seed=request.program.seed)
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(headless, "EngineProcess", NeverReady)
+    stderr = io.StringIO()
+    out = tmp_path / "out"
+    status = headless.export_session(str(lesson("01-why-sum")), str(out), stderr=stderr)
+    assert status == headless.EXIT_CANNOT_RUN == 3
+    assert stderr.getvalue() == headless.ENGINE_DID_NOT_START + "\n"
+    assert not out.exists()
+    assert headless.summarize(str(lesson("01-why-sum")), stderr=stderr) == 3

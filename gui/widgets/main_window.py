@@ -3,15 +3,21 @@
 The window owns no state of its own beyond Qt's: every panel renders the session's
 snapshots, and every menu action calls one session method. Geometry and splitter sizes
 are kept in QSettings so the window comes back as the user left it.
+
+Files are read off the GUI thread (a path on a network folder that went away can block a
+read for minutes): the window waits a bounded time, still painting, then reports. Unsaved
+work is copied a few seconds after each change by :class:`~gui.model.session.autosave.Autosave`
+(the window owns its timer) and offered back after a crash (:meth:`MainWindow.offer_restore`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtCore import QByteArray, QEventLoop, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -24,7 +30,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.model.session import Session, SessionFileError, Snapshot, load_session
+from gui.model.session import (
+    Document,
+    Session,
+    SessionFileError,
+    Snapshot,
+    file_format,
+    load_session,
+)
+from gui.model.session.autosave import DELAY_SECONDS, Autosave, Recovered, remove
+from gui.model.session.file_io import read_in_background
 from gui.model.views.status import status_bar_text
 from gui.resources import lesson_paths
 from gui.widgets.backward_panel import BackwardPanel
@@ -43,6 +58,8 @@ DEFAULT_SIZES: dict[str, list[int]] = {
     "left": [350, 340],
     "right": [450, 240],
 }
+# How often the window checks a background read while it waits (and keeps painting).
+READ_POLL_MS = 10
 
 
 class MainWindow(QMainWindow):
@@ -55,11 +72,25 @@ class MainWindow(QMainWindow):
         The session every panel renders.
     settings
         Where geometry and splitter sizes live (tests pass a throwaway one).
+    autosave
+        Where unsaved work is copied (``None``: nowhere, as in screenshots and most tests).
     """
 
-    def __init__(self, session: Session, settings: QSettings | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        settings: QSettings | None = None,
+        autosave: Autosave | None = None,
+    ) -> None:
         super().__init__()
         self._session = session
+        self._autosave = autosave
+        self.read_timeout = file_format.READ_TIMEOUT_SECONDS
+        self._autosave_timer = QTimer(self)
+        self._autosave_timer.setSingleShot(True)
+        self._autosave_timer.setInterval(round(DELAY_SECONDS * 1000))
+        self._autosave_timer.timeout.connect(self.flush_autosave)
+        self._autosave_error: str | None = None
         self._base_point_size: float | None = None
         self._offered_fixes = False
         self._settings = settings if settings is not None else QSettings()
@@ -79,6 +110,10 @@ class MainWindow(QMainWindow):
         self.commands: dict[str, QAction] = {}
         self._build_menus()
         self._restore_settings()
+        if autosave is not None:
+            # Before render: the title's "unsaved" mark reads what the autosave decided.
+            session.changed.connect(autosave.on_snapshot)
+            autosave.pending.connect(self._on_autosave_pending)
         session.changed.connect(self.render)
         self.render(session.snapshot)
 
@@ -199,7 +234,7 @@ class MainWindow(QMainWindow):
         name = Path(snapshot.path).name if snapshot.path else "untitled"
         title = snapshot.title or name
         self.setWindowTitle(f"{title}[*] — {APP_NAME}")
-        self.setWindowModified(snapshot.modified)
+        self.setWindowModified(self._unsaved(snapshot))
         live = self.commands["live"]
         if live.isChecked() != snapshot.live:
             live.blockSignals(True)
@@ -240,12 +275,39 @@ class MainWindow(QMainWindow):
         if not confirmed and not self._confirm_discard():
             return False
         try:
-            self._session.open(path)
+            document = self.read_session(path)
         except SessionFileError as exc:
             self.show_error("Cannot open this session", str(exc))
             return False
+        self._session.load(document, os.fspath(path))
         self._settings.setValue("last_dir", str(Path(path).parent))
         return True
+
+    def read_session(self, path: str | os.PathLike[str]) -> Document:
+        """Read a session file on a background thread; raise ``SessionFileError`` if it is
+        unusable or does not answer within :attr:`read_timeout` seconds.
+
+        The wait runs an event loop that paints but takes no input (no second Open can start
+        meanwhile), so a slow network folder greys nothing out and freezes nothing.
+        """
+        future = read_in_background(lambda: file_format.load_session(path))
+        if not future.done():
+            self.statusBar().showMessage(f"Reading {path}…")
+            loop = QEventLoop()
+            poll = QTimer()
+            poll.timeout.connect(lambda: _quit_when(future.done(), loop))
+            deadline = QTimer()
+            deadline.setSingleShot(True)
+            deadline.timeout.connect(loop.quit)
+            poll.start(READ_POLL_MS)
+            deadline.start(round(self.read_timeout * 1000))
+            loop.exec(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
+            poll.stop()
+            deadline.stop()
+            self.statusBar().clearMessage()
+        if not future.done():
+            raise file_format.not_answering(path, self.read_timeout)
+        return future.result()
 
     def _on_view_save(self) -> bool:
         path = self._session.snapshot.path
@@ -265,6 +327,9 @@ class MainWindow(QMainWindow):
             self._session.save(path)
         except OSError as exc:
             self.show_error("Cannot save the session", f"{path}: {exc.strerror or exc}")
+            return False
+        except SessionFileError as exc:  # past a limit of the format: it would not open again
+            self.show_error("Cannot save the session", f"{path}: {exc}")
             return False
         self._settings.setValue("last_dir", str(Path(path).parent))
         return True
@@ -322,9 +387,21 @@ class MainWindow(QMainWindow):
     def show_error(self, title: str, text: str) -> None:
         QMessageBox.warning(self, title, text)
 
+    def ask_restore(self, recovered: Recovered) -> bool:
+        """Ask whether to bring back work a crash left behind; ``True``: restore it."""
+        answer = QMessageBox.question(
+            self,
+            "Restore unsaved work?",
+            f"{APP_NAME} did not close properly last time. Restore the unsaved work on "
+            f"{recovered.describe()}?\n\nYes restores it; Discard deletes the copy.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Discard,
+            QMessageBox.StandardButton.Yes,
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
     def _confirm_discard(self) -> bool:
         """Ask before replacing unsaved work; ``True`` when it is fine to go on."""
-        if not self._session.snapshot.modified:
+        if not self._unsaved(self._session.snapshot):
             return True
         answer = QMessageBox.question(
             self,
@@ -371,7 +448,59 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.save_settings()
+        if self._autosave is not None:  # saved or discarded on purpose: a clean exit
+            self._autosave_timer.stop()
+            self._autosave.close()
         event.accept()
+
+    # -- autosave ------------------------------------------------------------------------
+
+    def _unsaved(self, snapshot: Snapshot) -> bool:
+        """Changed since the last save, or restored from a crash and not saved since."""
+        return snapshot.modified or (self._autosave is not None and self._autosave.restored)
+
+    def _on_autosave_pending(self) -> None:
+        # Started by the first change only: a slider dragged for a minute is copied every
+        # few seconds, not postponed until it stops.
+        if not self._autosave_timer.isActive():
+            self._autosave_timer.start()
+
+    def flush_autosave(self) -> None:
+        """Copy the unsaved work now; a failure is shown once in the status bar."""
+        if self._autosave is None:
+            return
+        try:
+            self._autosave.flush()
+        except (OSError, SessionFileError) as exc:
+            error = str(exc) if isinstance(exc, SessionFileError) else exc.strerror or str(exc)
+            if error != self._autosave_error:
+                self.statusBar().showMessage(f"Could not keep a copy of unsaved work: {error}")
+            self._autosave_error = error
+            return
+        self._autosave_error = None
+
+    def offer_restore(self, recovered: list[Recovered]) -> bool:
+        """Offer back the newest work a crash left (:func:`~gui.model.session.autosave.
+        find_unsaved`); ``True`` if the session now shows it. Declined work is deleted;
+        older copies stay for the next start."""
+        if self._autosave is None or not recovered:
+            return False
+        newest = recovered[0]
+        if not self.ask_restore(newest):
+            remove(newest)
+            return False
+        self._session.load(newest.document, newest.path)
+        # If the copy cannot be written, the old one stays where it was; the work is on
+        # screen and marked unsaved either way.
+        with contextlib.suppress(OSError, SessionFileError):
+            self._autosave.adopt(newest)
+        self.render(self._session.snapshot)
+        return True
+
+
+def _quit_when(done: bool, loop: QEventLoop) -> None:
+    if done:
+        loop.quit()
 
 
 def _set_text(label: QLabel, text: str) -> None:

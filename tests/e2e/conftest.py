@@ -22,6 +22,7 @@ from pytestqt.qtbot import QtBot
 from gui.model.engine_process import EngineProcess
 from gui.model.result import TensorData
 from gui.model.session import Session, Snapshot
+from gui.model.session.autosave import Autosave
 from gui.model.tensor_format import format_number, format_tensor
 from gui.widgets.main_window import MainWindow
 from gui.widgets.thread_dispatcher import ThreadDispatcher
@@ -153,8 +154,9 @@ def make_explorer(
 ) -> Iterator[Callable[..., Explorer]]:
     """Build windows like ``gui.window_app.run_window`` does; all are closed at teardown.
 
-    ``make(time_limit=..., settings_path=..., size=...)``: a second window may share the
-    first's settings file (``size=None`` keeps the geometry it restores from there).
+    ``make(time_limit=..., settings_path=..., size=..., autosave=...)``: a second window may
+    share the first's settings file (``size=None`` keeps the geometry it restores from there);
+    without ``autosave`` nothing is copied anywhere.
     """
     made: list[Explorer] = []
     active: list[Explorer] = []
@@ -174,12 +176,13 @@ def make_explorer(
         time_limit: float = RELAXED_TIME_LIMIT,
         settings_path: Path | None = None,
         size: tuple[int, int] | None = (1280, 720),
+        autosave: Autosave | None = None,
     ) -> Explorer:
         path = settings_path or tmp_path / "s.ini"
         settings = QSettings(str(path), QSettings.Format.IniFormat)
         dispatcher = ThreadDispatcher()
         session = Session(engine_process.run, dispatcher, time_limit)
-        window = MainWindow(session, settings)
+        window = MainWindow(session, settings, autosave)
         explorer = Explorer(window, session, path, dispatcher)
         monkeypatch.setattr(
             window, "show_error", lambda title, text: explorer.errors.append((title, text))

@@ -1,25 +1,66 @@
 """Session files: the JSON format documented in ``docs/session-format.md``.
 
-A session file may come from anyone, so reading it is strict: unknown fields, wrong types
-and malformed JSON are refused with a message that names the field (``backward[1].gradient``)
-before anything runs. Writing is atomic, so a failed save never destroys the previous file.
+A session file may come from anyone (a teacher opens what students send), so reading it is
+strict and bounded: every way a file can be wrong ends in one :class:`SessionFileError`
+whose message is one sentence naming the file, the field and what to do, never a traceback
+and never a hang. In order:
+
+- the file is opened without blocking and must be a regular file of at most
+  :data:`MAX_FILE_BYTES` (:mod:`.file_io`), in UTF-8 (a byte-order mark is accepted);
+- the text may nest at most :data:`MAX_NESTING` levels, checked *before* ``json`` parses it:
+  deeper files would overflow the parser's recursion (about 1,000 levels) or, a little
+  shallower, pickling when the values cross to the engine;
+- numbers must fit 64 bits: an integer outside int64 or a float beyond float64 (``1e400``,
+  which ``json`` would silently make infinite) is refused naming its field;
+- fields have their types and sane sizes (:data:`MAX_DIMENSIONS`, :data:`MAX_NAME_CHARS`...).
+
+Non-finite numbers are written as the strings ``"nan"``, ``"inf"`` and ``"-inf"`` where a
+number goes (as in ``result.json``), and read back; JSON has no literal for them.
+
+Writing is atomic and keeps links and permissions (:func:`.file_io.write_atomically`), and
+only writes what :func:`parse_session` accepts, so a saved file always opens again.
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import keyword
 import math
 import os
-import tempfile
-from pathlib import Path
-from typing import Any
+import re
+from collections.abc import Callable
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from gui.model.request import DEFAULT_SEED, BackwardStep, Program
 from gui.model.result import NestedValues
+from gui.model.session import file_io
 from gui.model.session.document import Document
 
 FORMAT = "autograd-explorer/1"
 MAX_FILE_BYTES = 2 * 1024 * 1024
+# JSON nesting, counted over the whole file. The deepest a valid session goes is a gradient:
+# object > backward list > step > MAX_DIMENSIONS lists; 64 leaves room for a clear
+# per-field message below the parser's and pickle's recursion limits (about 1,000).
+MAX_NESTING = 64
+# A tensor of more dimensions is not a teaching example (torch itself stops at 64).
+MAX_DIMENSIONS = 32
+MAX_NAME_CHARS = 100
+MAX_TITLE_CHARS = 200
+MAX_NOTES_CHARS = 20_000
+MAX_CODE_CHARS = 100_000
+MAX_NAMES = 1_000
+MAX_STEPS = 10_000
+# How long the window (and the command line) waits for a file before giving up on it: a
+# file on an unreachable network folder can block a read for minutes.
+READ_TIMEOUT_SECONDS = 10.0
+INT64 = (-(2**63), 2**63 - 1)
+NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+# What Python's own json.dump writes for them: accepted too, files made by scripts load.
+NON_FINITE_CONSTANTS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 _TOP_FIELDS = {
     "format",
@@ -33,74 +74,240 @@ _TOP_FIELDS = {
     "retain_grad",
 }
 _STEP_FIELDS = {"gradient", "retain_graph", "zero_grad", "create_graph"}
+# A JSON string (escapes included), to skip brackets inside strings when measuring nesting.
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_]{1,40}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_LINE_BREAK = re.compile(r"[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+T = TypeVar("T")
 
 
 class SessionFileError(ValueError):
-    """A session file that cannot be used; the message says which field and why."""
+    """A session file that cannot be used.
+
+    ``problem`` says what is wrong (starting with the field's path when a field is) and,
+    where it is not obvious, what to do; ``source`` names the file. ``str()`` is the one
+    sentence a person reads: ``"lesson.json: backward[1].retain_graph: expected true or
+    false, got a string"``.
+    """
+
+    def __init__(self, problem: str, source: str | None = None) -> None:
+        super().__init__(f"{source}: {problem}" if source else problem)
+        self.problem = problem
+        self.source = source
+
+
+@dataclass(frozen=True)
+class _TooBig:
+    """A number as written in the file that does not fit 64 bits (decided by its field)."""
+
+    text: str
+    integer: bool
+
+    def describe(self) -> str:
+        digits = self.text.lstrip("-")
+        if self.integer and len(digits) > 20:
+            return f"the {len(digits)}-digit integer {self.text[:12]}…"
+        return self.text if len(self.text) <= 24 else f"{self.text[:20]}…"
+
+
+# -- reading ---------------------------------------------------------------------------------
 
 
 def load_session(path: str | os.PathLike[str]) -> Document:
-    """Read and validate a session file; raise :class:`SessionFileError` if unusable."""
-    p = Path(path)
-    try:
-        size = p.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise SessionFileError(
-                f"{p}: the file is {size} bytes; session files are at most {MAX_FILE_BYTES}"
-            )
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise SessionFileError(f"{p}: cannot read the file ({exc.strerror or exc})") from exc
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise SessionFileError(f"{p}: not UTF-8 text (byte {exc.start})") from exc
-    return parse_session(text, source=str(p))
+    """Read and validate a session file; raise :class:`SessionFileError` if unusable.
 
-
-def parse_session(text: str, source: str = "session") -> Document:
-    """Validate the JSON text of a session; raise :class:`SessionFileError` if unusable."""
+    Never blocks on a special file (pipe, device) and never reads more than
+    :data:`MAX_FILE_BYTES`; see :func:`load_session_within` for paths that may not answer.
+    """
+    source = os.fspath(path)
     try:
-        data = json.loads(text, parse_constant=_refuse_constant)
-    except json.JSONDecodeError as exc:
+        raw = file_io.read_regular_file(path, MAX_FILE_BYTES)
+    except file_io.NotARegularFile as exc:
         raise SessionFileError(
-            f"{source}: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
-        ) from exc
-    except ValueError as exc:
-        raise SessionFileError(f"{source}: {exc}") from exc
+            f"cannot open it: it is {exc.kind}, not a session file (choose a .json file)",
+            source,
+        ) from None
+    except file_io.FileTooLarge:
+        raise SessionFileError(
+            f"the file holds more than {_size(MAX_FILE_BYTES)}, the most a session file may "
+            "hold (is it really a session file?)",
+            source,
+        ) from None
+    except OSError as exc:
+        raise SessionFileError(f"cannot read it: {_os_reason(exc)}", source) from None
+    except MemoryError:
+        raise SessionFileError(
+            "there is not enough memory to read it; close other programs and try again", source
+        ) from None
+    try:
+        text = raw.decode("utf-8-sig")  # "-sig": a byte-order mark from Windows editors is fine
+    except UnicodeDecodeError as exc:
+        raise SessionFileError(
+            f"the file is not UTF-8 text (byte {exc.start} is not valid); save it as UTF-8",
+            source,
+        ) from None
+    return parse_session(text, source=source)
+
+
+def load_session_within(
+    path: str | os.PathLike[str], timeout: float = READ_TIMEOUT_SECONDS
+) -> Document:
+    """:func:`load_session` on a background thread, given up after ``timeout`` seconds.
+
+    For a path that may never answer (a network folder that went away): the caller gets a
+    :class:`SessionFileError` in time, and the stuck read ends (or not) on its own thread.
+    """
+    return wait_for(file_io.read_in_background(lambda: load_session(path)), path, timeout)
+
+
+def wait_for(
+    future: Future[T], path: str | os.PathLike[str], timeout: float = READ_TIMEOUT_SECONDS
+) -> T:
+    """The value of a background read of ``path``; a refusal if it takes over ``timeout``."""
+    try:
+        return future.result(timeout)
+    except FutureTimeout:
+        raise not_answering(path, timeout) from None
+
+
+def not_answering(path: str | os.PathLike[str], timeout: float) -> SessionFileError:
+    """The refusal for a file that did not answer in ``timeout`` seconds."""
+    return SessionFileError(
+        f"the file did not answer within {timeout:g} seconds (a network folder that is "
+        "not reachable?); copy it to this computer and open the copy",
+        os.fspath(path),
+    )
+
+
+def parse_session(text: str, source: str | None = None) -> Document:
+    """Validate the JSON text of a session; raise :class:`SessionFileError` if unusable.
+
+    ``source`` (the file's name) starts every message; without it a message starts with
+    the field's path.
+    """
+    data = parse_json(text, source)
     if not isinstance(data, dict):
         raise SessionFileError(
-            f"{source}: a session file is a JSON object ({{...}}), not {_kind(data)}"
+            f"a session file is a JSON object ({{...}}), not {_kind(data)}", source
         )
-    return session_from_dict(data)
+    try:
+        return session_from_dict(data)
+    except SessionFileError as exc:
+        raise SessionFileError(exc.problem, source) from None
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not allowed in a session file (use a number)")
+def parse_json(text: str, source: str | None = None) -> Any:
+    """JSON text to Python values, bounded: nesting checked first, 64-bit numbers only.
+
+    Numbers that do not fit 64 bits come back as placeholders that the field checks refuse
+    by name (``json`` alone would turn ``1e400`` into infinity and spend seconds on a
+    100,000-digit integer).
+    """
+    text = text.removeprefix("\ufeff")
+    depth = nesting_depth(text, MAX_NESTING)
+    if depth > MAX_NESTING:
+        raise SessionFileError(
+            f"the JSON nests more than {MAX_NESTING} levels deep; a session file needs far "
+            f"fewer (a value has at most {MAX_DIMENSIONS} dimensions)",
+            source,
+        )
+    try:
+        return json.loads(
+            text,
+            parse_int=_parse_int,
+            parse_float=_parse_float,
+            parse_constant=NON_FINITE_CONSTANTS.__getitem__,
+        )
+    except json.JSONDecodeError as exc:
+        raise SessionFileError(
+            f"the file is not valid JSON ({exc.msg.removesuffix(' at')}: line {exc.lineno}, "
+            f"column {exc.colno})",
+            source,
+        ) from None
+    except (RecursionError, MemoryError):
+        raise SessionFileError(
+            "the file is too complex to read; a session file is a small JSON object", source
+        ) from None
+
+
+def nesting_depth(text: str, limit: int) -> int:
+    """How deep ``text``'s brackets nest (outside strings), as far as ``limit`` matters.
+
+    At most ``limit`` when the text nests no deeper (then it may be a bound, not the exact
+    depth: a text with few brackets is not measured further); above ``limit`` as soon as
+    the text nests deeper. Malformed text is measured all the same: the parser refuses it
+    later, but only if it gets that far without overflowing.
+    """
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    if len(brackets) <= limit:  # the usual case: cannot be deeper than the openers it has
+        return len(brackets)
+    depth = deepest = 0
+    for char in brackets:
+        if char in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > limit:
+                    return deepest
+        else:
+            depth -= 1
+    return deepest
+
+
+def _parse_int(text: str) -> int | _TooBig:
+    # Longer than any int64 (19 digits and a sign): never handed to int(), which is slow on
+    # huge inputs and refuses over 4300 digits with a message about Python internals.
+    if len(text) > 20:
+        return _TooBig(text, integer=True)
+    value = int(text)
+    return value if INT64[0] <= value <= INT64[1] else _TooBig(text, integer=True)
+
+
+def _parse_float(text: str) -> float | _TooBig:
+    value = float(text)
+    return _TooBig(text, integer=False) if math.isinf(value) else value
+
+
+# -- validating ------------------------------------------------------------------------------
 
 
 def session_from_dict(data: dict[str, Any]) -> Document:
-    """Validate an already-parsed session object."""
-    unknown = sorted(set(data) - _TOP_FIELDS)
+    """Validate an already-parsed session object (numbers as :func:`parse_json` makes them)."""
+    unknown = sorted(set(data) - _TOP_FIELDS, key=str)
     if unknown:
         raise SessionFileError(
-            f"{unknown[0]}: unknown field (known fields: {', '.join(sorted(_TOP_FIELDS))})"
+            f"{_field(unknown[0])}: unknown field (known fields: {', '.join(sorted(_TOP_FIELDS))})"
         )
     if "format" not in data:
         raise SessionFileError(f'format: missing; a session file starts with "format": "{FORMAT}"')
     if data["format"] != FORMAT:
-        raise SessionFileError(f"format: {data['format']!r} is not supported (expected {FORMAT!r})")
+        raise SessionFileError(
+            f"format: {_shown(data['format'])} is not supported (expected {FORMAT!r})"
+        )
     if "code" not in data:
         raise SessionFileError("code: missing; the session's program is required")
-    code = _expect(data, "code", str)
+    code = _text(data, "code", MAX_CODE_CHARS)
     values = _values(data.get("values", {}))
-    output = _optional(data, "output", str)
+    output = data.get("output")
+    if output is not None:
+        _name(output, "output")
     seed = data.get("seed", DEFAULT_SEED)
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
-        raise SessionFileError("seed: expected a whole number between 0 and 2**63 - 1")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= INT64[1]:
+        raise SessionFileError(
+            f"seed: expected a whole number between 0 and 2**63 - 1, got {_shown(seed)}"
+        )
     retain = data.get("retain_grad", [])
-    if not isinstance(retain, list) or not all(isinstance(n, str) for n in retain):
-        raise SessionFileError("retain_grad: expected a list of tensor names")
+    if not isinstance(retain, list):
+        raise SessionFileError(f"retain_grad: expected a list of tensor names, got {_kind(retain)}")
+    if len(retain) > MAX_NAMES:
+        raise SessionFileError(f"retain_grad: {len(retain)} names; at most {MAX_NAMES}")
+    for i, name in enumerate(retain):
+        _name(name, f"retain_grad[{i}]")
+    title = _optional_text(data, "title", MAX_TITLE_CHARS)
+    if title is not None and _LINE_BREAK.search(title):
+        raise SessionFileError("title: a title is one line; put longer text in notes")
     program = Program(
         code=code,
         values=values,
@@ -109,20 +316,40 @@ def session_from_dict(data: dict[str, Any]) -> Document:
         seed=seed,
         retain_grad=tuple(retain),
     )
-    return Document(program, _optional(data, "title", str), _optional(data, "notes", str))
+    return Document(program, title, _optional_text(data, "notes", MAX_NOTES_CHARS))
 
 
-def _expect(data: dict[str, Any], name: str, kind: type) -> Any:
-    value = data[name]
-    if not isinstance(value, kind):
-        raise SessionFileError(f"{name}: expected {kind.__name__}, got {_kind(value)}")
+def _text(data: dict[str, Any], field: str, limit: int) -> str:
+    value = data[field]
+    if not isinstance(value, str):
+        raise SessionFileError(f"{field}: expected text, got {_kind(value)}")
+    if len(value) > limit:
+        raise SessionFileError(
+            f"{field}: {len(value):,} characters is too long (at most {limit:,})"
+        )
+    bad = _SURROGATE.search(value)
+    if bad is not None:
+        line = value.count("\n", 0, bad.start()) + 1
+        raise SessionFileError(
+            f"{field}: line {line} holds a broken character ({bad.group()!a}); retype it"
+        )
     return value
 
 
-def _optional(data: dict[str, Any], name: str, kind: type) -> Any:
-    if data.get(name) is None:
-        return None
-    return _expect(data, name, kind)
+def _optional_text(data: dict[str, Any], field: str, limit: int) -> str | None:
+    return None if data.get(field) is None else _text(data, field, limit)
+
+
+def _name(value: object, where: str) -> str:
+    if not isinstance(value, str):
+        raise SessionFileError(f"{where}: expected a tensor's name, got {_kind(value)}")
+    if len(value) > MAX_NAME_CHARS:
+        raise SessionFileError(
+            f"{where}: a name of {len(value):,} characters is too long (at most {MAX_NAME_CHARS})"
+        )
+    if not value.isidentifier() or keyword.iskeyword(value):
+        raise SessionFileError(f"{where}: {_shown(value)} is not a variable name")
+    return value
 
 
 def _values(raw: object) -> dict[str, NestedValues]:
@@ -130,29 +357,34 @@ def _values(raw: object) -> dict[str, NestedValues]:
         raise SessionFileError(
             f"values: expected an object mapping names to numbers, got {_kind(raw)}"
         )
+    if len(raw) > MAX_NAMES:
+        raise SessionFileError(f"values: {len(raw)} names; at most {MAX_NAMES}")
+    out: dict[str, NestedValues] = {}
     for name, value in raw.items():
-        if not name.isidentifier():
-            raise SessionFileError(f"values: {name!r} is not a variable name")
-        _check_numbers(value, f"values.{name}")
-    return dict(raw)
+        _name(name, "values")
+        out[name] = _numbers(value, f"values.{name}")
+    return out
 
 
 def _steps(raw: object) -> tuple[BackwardStep, ...]:
     if not isinstance(raw, list):
         raise SessionFileError(f"backward: expected a list of steps, got {_kind(raw)}")
+    if len(raw) > MAX_STEPS:
+        raise SessionFileError(f"backward: {len(raw):,} steps; at most {MAX_STEPS:,}")
     steps = []
     for i, step in enumerate(raw):
         where = f"backward[{i}]"
         if not isinstance(step, dict):
             raise SessionFileError(f"{where}: expected an object, got {_kind(step)}")
-        unknown = sorted(set(step) - _STEP_FIELDS)
+        unknown = sorted(set(step) - _STEP_FIELDS, key=str)
         if unknown:
             raise SessionFileError(
-                f"{where}.{unknown[0]}: unknown field (known: {', '.join(sorted(_STEP_FIELDS))})"
+                f"{where}.{_field(unknown[0])}: unknown field "
+                f"(known: {', '.join(sorted(_STEP_FIELDS))})"
             )
         gradient = step.get("gradient")
         if gradient is not None:
-            _check_numbers(gradient, f"{where}.gradient")
+            gradient = _numbers(gradient, f"{where}.gradient")
         flags = {}
         for flag in ("retain_graph", "zero_grad", "create_graph"):
             value = step.get(flag, False)
@@ -165,26 +397,42 @@ def _steps(raw: object) -> tuple[BackwardStep, ...]:
     return tuple(steps)
 
 
-def _check_numbers(value: object, where: str) -> None:
-    """A number or a (nested) list of numbers; ragged lists are left for torch to refuse."""
-    stack = [(value, where)]
-    while stack:
-        item, path = stack.pop()
-        if isinstance(item, list):
-            stack.extend((v, f"{path}[{i}]") for i, v in enumerate(item))
-        elif isinstance(item, bool) or not isinstance(item, int | float):
+def _numbers(value: object, where: str, depth: int = 0) -> NestedValues:
+    """A number or nested lists of numbers, with ``"nan"``/``"inf"``/``"-inf"`` made floats.
+
+    Ragged lists are left for torch to refuse. Recursion is safe: :data:`MAX_NESTING` was
+    checked before parsing, and :data:`MAX_DIMENSIONS` is checked here.
+    """
+    if isinstance(value, list):
+        if depth == MAX_DIMENSIONS:
             raise SessionFileError(
-                f"{path}: expected a number or a list of numbers, got {_kind(item)}"
+                f"{where}: more than {MAX_DIMENSIONS} levels of nested lists; a value has at "
+                f"most {MAX_DIMENSIONS} dimensions"
             )
-        elif isinstance(item, float) and not math.isfinite(item):
-            raise SessionFileError(f"{path}: expected a finite number")
+        return [_numbers(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
+    if isinstance(value, _TooBig):
+        kind = "64-bit integer" if value.integer else "64-bit float (at most about 1.8e308)"
+        raise SessionFileError(
+            f"{where}: {value.describe()} does not fit a {kind}; "
+            'write a smaller number, or "inf" for infinity'
+        )
+    if isinstance(value, str) and value in NON_FINITE:
+        return NON_FINITE[value]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        got = f"the string {_shown(value)}" if isinstance(value, str) else _kind(value)
+        raise SessionFileError(
+            f'{where}: expected a number (or "nan", "inf", "-inf") or a list of numbers, got {got}'
+        )
+    return value
 
 
 def _kind(value: object) -> str:
+    if isinstance(value, _TooBig):
+        return "a number"
     return {
         dict: "an object",
         list: "a list",
-        str: "a string",
+        str: "text",
         bool: "true/false",
         int: "a number",
         float: "a number",
@@ -192,8 +440,53 @@ def _kind(value: object) -> str:
     }.get(type(value), type(value).__name__)
 
 
+def _shown(value: object) -> str:
+    """A value from the file as a message quotes it: one line, at most about 40 characters."""
+    if isinstance(value, _TooBig):
+        return value.describe()
+    if isinstance(value, str):
+        text = ascii(value[:40])
+        return text if len(value) <= 40 else f"{text[:-1]}…{text[-1]}"
+    if isinstance(value, int | float | bool) or value is None:
+        return json.dumps(value)
+    return _kind(value)
+
+
+def _field(name: str) -> str:
+    """A field's name from the file as a path part: plain names as they are, others quoted."""
+    return name if _PLAIN_NAME.fullmatch(name) else _shown(name)
+
+
+def _size(count: int) -> str:
+    mib = count / 1024 / 1024
+    return f"{mib:g} MiB ({count:,} bytes)" if count >= 1024 * 1024 else f"{count:,} bytes"
+
+
+def _os_reason(exc: OSError) -> str:
+    """Why the system would not read a file, as a person says it."""
+    reasons = {
+        "ENOENT": "there is no such file",
+        "EACCES": "you are not allowed to read it",
+        "EPERM": "you are not allowed to read it",
+        "ELOOP": "it is a loop of symbolic links",
+        "ENAMETOOLONG": "the name is too long",
+        "ENOTDIR": "a folder on its path is a file",
+        "EISDIR": "it is a folder, not a session file",
+    }
+    for code, reason in reasons.items():
+        if exc.errno == getattr(errno, code, None):
+            return reason
+    return (exc.strerror or str(exc) or type(exc).__name__).rstrip(".").lower()
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
 def session_to_dict(document: Document) -> dict[str, Any]:
-    """The JSON object for ``document``, with only the fields that differ from defaults."""
+    """The JSON object for ``document``, with only the fields that differ from defaults.
+
+    Non-finite numbers become ``"nan"``, ``"inf"``, ``"-inf"`` (JSON has none).
+    """
     data: dict[str, Any] = {"format": FORMAT}
     program = document.program
     if document.title is not None:
@@ -202,13 +495,13 @@ def session_to_dict(document: Document) -> dict[str, Any]:
         data["notes"] = document.notes
     data["code"] = program.code
     if program.values:
-        data["values"] = program.values
+        data["values"] = {name: encode_numbers(v) for name, v in program.values.items()}
     if program.output is not None:
         data["output"] = program.output
     if program.steps is not None:
         data["backward"] = [
             {
-                "gradient": s.gradient,
+                "gradient": None if s.gradient is None else encode_numbers(s.gradient),
                 "retain_graph": s.retain_graph,
                 "zero_grad": s.zero_grad,
                 "create_graph": s.create_graph,
@@ -221,15 +514,54 @@ def session_to_dict(document: Document) -> dict[str, Any]:
     return data
 
 
-def save_session(document: Document, path: str | os.PathLike[str]) -> None:
-    """Write ``document`` atomically: the old file stays intact if anything fails."""
-    p = Path(path)
+def encode_numbers(value: NestedValues) -> Any:
+    """``value`` for JSON: nested lists as they are, non-finite floats as strings."""
+    if isinstance(value, list):
+        return [encode_numbers(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return value
+
+
+def session_text(document: Document) -> str:
+    """The file's text for ``document``; :class:`SessionFileError` if it would not load.
+
+    Checked by reading it back: a save that succeeded must open again, so a document past
+    a limit (a 200,000-character program) is refused here, before any file is touched.
+    """
     text = json.dumps(session_to_dict(document), indent=2, allow_nan=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or ".")
+    parse_session(text)
+    return text
+
+
+def save_session(document: Document, path: str | os.PathLike[str]) -> None:
+    """Write ``document`` to ``path`` atomically (see :func:`.file_io.write_atomically`).
+
+    Raises :class:`SessionFileError` (nothing written) when the document could not be read
+    back, and ``OSError`` when the file cannot be written; the old file is intact either way.
+    """
+    write_text_atomically(path, session_text(document))
+
+
+def write_text_atomically(path: str | os.PathLike[str], text: str) -> None:
+    """UTF-8 ``text`` to ``path`` atomically, keeping a link a link and the file's mode."""
+    file_io.write_atomically(path, text.encode("utf-8"))
+
+
+def read_json_file(path: str | os.PathLike[str], check: Callable[[Any], T]) -> T:
+    """A small JSON file of ours (the autosave), read as safely as a session file.
+
+    ``check`` validates the parsed value; refusals are :class:`SessionFileError` naming
+    ``path``.
+    """
+    source = os.fspath(path)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        raw = file_io.read_regular_file(path, MAX_FILE_BYTES + 64 * 1024)
+        text = raw.decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError, MemoryError) as exc:
+        raise SessionFileError(f"cannot read it ({type(exc).__name__})", source) from None
+    data = parse_json(text, source)
+    try:
+        return check(data)
+    except SessionFileError as exc:
+        raise SessionFileError(exc.problem, source) from None

@@ -1,0 +1,234 @@
+"""Autosave: a copy of unsaved work in the per-user data folder, offered back after a crash.
+
+Without it a crash (the window's process killed, a native library failing) loses everything
+since the last save. :class:`Autosave` listens to the session's snapshots and keeps the
+newest unsaved :class:`~gui.model.session.document.Document`, with the path of the file it
+belongs to; the window writes it (:meth:`Autosave.flush`) a few seconds after a change, and
+removes it after a save, when the work is discarded, and on a clean exit. A file still there
+when the app starts was left by a process that did not exit cleanly: :func:`find_unsaved`
+returns those, and the window offers to restore them.
+
+One file per process (``autosave-<pid>.json``), so two windows open at once never overwrite
+each other's copy, and a running window's copy is never offered to another. Files are
+written with the same atomic save as session files and read with the same strict reader.
+
+No Qt here: the timer and the dialog are the window's (:mod:`gui.widgets.main_window`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from psygnal import Signal
+
+from gui.model.session.document import Document
+from gui.model.session.file_format import (
+    SessionFileError,
+    read_json_file,
+    session_from_dict,
+    session_text,
+    write_text_atomically,
+)
+from gui.model.session.snapshot import Snapshot
+
+# Tests (and anyone who wants the copies elsewhere) point the data folder here.
+DATA_DIR_VARIABLE = "AUTOGRAD_EXPLORER_DATA_DIR"
+APP_DIR_NAME = "autograd-explorer"
+APP_AUTHOR = "AutogradExplorer"
+FORMAT = "autograd-explorer-autosave/1"
+# How long after a change the window writes the copy: soon enough that a crash loses only
+# seconds, rarely enough that dragging a slider does not write the disk on every tick.
+DELAY_SECONDS = 3.0
+MAX_PATH_CHARS = 4096
+_FILE_NAME = re.compile(r"autosave-(\d{1,10})\.json")
+
+
+def data_dir() -> Path:
+    """The per-user data folder (``$AUTOGRAD_EXPLORER_DATA_DIR`` if set)."""
+    configured = os.environ.get(DATA_DIR_VARIABLE)
+    if configured:
+        return Path(configured)
+    import platformdirs  # only when needed: tests and the engine's child never need it
+
+    return Path(platformdirs.user_data_dir(APP_DIR_NAME, APP_AUTHOR))
+
+
+@dataclass(frozen=True)
+class Recovered:
+    """Unsaved work a process left behind: what it was editing, and which file it belongs
+    to (``None`` if it was never saved)."""
+
+    file: Path
+    document: Document
+    path: str | None
+    saved_at: float
+
+    def describe(self) -> str:
+        """One line for the restore dialog: which session, and when it was copied."""
+        name = self.document.title or (Path(self.path).name if self.path else "an untitled session")
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.saved_at))
+        return f"{name} (copied {when})"
+
+
+def find_unsaved(folder: Path, own_pid: int | None = None) -> list[Recovered]:
+    """Autosaves left by processes that are gone, newest first.
+
+    Copies of running processes (another window) are skipped; an unreadable copy is skipped
+    rather than stopping the app from starting. Call it before this process autosaves: a
+    copy under this process's own id (``own_pid``) is then a dead process's whose id was
+    reused, and is returned too.
+    """
+    own = os.getpid() if own_pid is None else own_pid
+    found = []
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:  # no folder yet: nothing was ever autosaved
+        return []
+    for name in names:
+        match = _FILE_NAME.fullmatch(name)
+        if match is None:
+            continue
+        pid = int(match.group(1))
+        if pid != own and _alive(pid):
+            continue
+        file = folder / name
+        try:
+            found.append(read_json_file(file, functools.partial(_recovered, file)))
+        except SessionFileError:
+            continue
+    return sorted(found, key=lambda r: r.saved_at, reverse=True)
+
+
+def _alive(pid: int) -> bool:
+    if sys.platform == "win32":
+        # os.kill(pid, 0) would terminate the process there; without a safe check, treat
+        # the copy as left behind (at worst another window's copy is offered too).
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
+
+
+def _recovered(file: Path, data: Any) -> Recovered:
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise SessionFileError(f"not an autosave file (expected format {FORMAT!r})")
+    path = data.get("path")
+    if path is not None and (not isinstance(path, str) or len(path) > MAX_PATH_CHARS):
+        raise SessionFileError("path: expected the session file's path or null")
+    saved_at = data.get("saved_at")
+    if not isinstance(saved_at, int | float) or isinstance(saved_at, bool):
+        raise SessionFileError("saved_at: expected a time")
+    session = data.get("session")
+    if not isinstance(session, dict):
+        raise SessionFileError("session: expected a session object")
+    return Recovered(file, session_from_dict(session), path, float(saved_at))
+
+
+class Autosave:
+    """Keeps this process's copy of unsaved work in ``folder`` (``autosave-<pid>.json``).
+
+    Connect :meth:`on_snapshot` to the session's ``changed`` signal; when unsaved work is
+    waiting to be written, :attr:`pending` is emitted (once, until :meth:`flush` writes it),
+    so a GUI can start a timer. ``restored`` is true while the session shows work restored
+    from a crash that is not saved yet: the session thinks the document is unmodified (it was
+    just loaded), but it is not on disk.
+    """
+
+    pending = Signal()
+
+    def __init__(self, folder: Path, pid: int | None = None) -> None:
+        self.folder = folder
+        self.file = folder / f"autosave-{os.getpid() if pid is None else pid}.json"
+        self.restored = False
+        self._waiting: tuple[Document, str | None] | None = None
+        self._written: tuple[Document, str | None] | None = None
+        self._file_written = False
+
+    @property
+    def has_pending(self) -> bool:
+        """Unsaved work that is not in the file yet."""
+        return self._waiting is not None
+
+    def on_snapshot(self, snapshot: Snapshot) -> None:
+        """Remember the newest unsaved work; forget the copy once nothing is unsaved.
+
+        Called for every snapshot (slider ticks included), so it only compares identities:
+        a change makes a new document object, a result does not.
+        """
+        if "file" in snapshot.changes:  # saved, or another file opened: not restored work
+            self.restored = False
+        if not (snapshot.modified or self.restored):
+            self.discard()
+            return
+        work = (snapshot.state.document, snapshot.path)
+        if _same(work, self._waiting or self._written):
+            return
+        was_waiting = self._waiting is not None
+        self._waiting = work
+        if not was_waiting:
+            self.pending.emit()
+
+    def flush(self) -> None:
+        """Write the waiting work now (nothing if none is waiting).
+
+        Raises ``OSError`` if the folder cannot be written, and
+        :class:`~gui.model.session.file_format.SessionFileError` if the document is past the
+        session format's limits; the work stays waiting either way.
+        """
+        if self._waiting is None:
+            return
+        document, path = self._waiting
+        text = (
+            f'{{"format": {json.dumps(FORMAT)}, "path": {json.dumps(path)}, '
+            f'"saved_at": {time.time()!r}, "session": {session_text(document)}}}\n'
+        )
+        # Private: the copy may hold a student's work; only its owner reads it.
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        write_text_atomically(self.file, text)
+        self._file_written = True
+        self._written, self._waiting = self._waiting, None
+
+    def discard(self) -> None:
+        """Forget the copy and remove its file (a save, a discard, a clean exit)."""
+        self._waiting = None
+        self._written = None
+        if self._file_written:  # checked first: this runs for every snapshot of saved work
+            with contextlib.suppress(FileNotFoundError):
+                self.file.unlink()
+            self._file_written = False
+
+    def adopt(self, recovered: Recovered) -> None:
+        """The session now shows ``recovered``'s work: keep it unsaved, copy it to this
+        process's file, then remove the dead process's file."""
+        self.restored = True
+        self._waiting = (recovered.document, recovered.path)
+        self.flush()
+        if recovered.file != self.file:  # a reused process id: the same name, now ours
+            remove(recovered)
+
+    def close(self) -> None:
+        """A clean exit: the copy is no longer needed."""
+        self.discard()
+
+
+def _same(a: tuple[Document, str | None], b: tuple[Document, str | None] | None) -> bool:
+    return b is not None and a[0] is b[0] and a[1] == b[1]
+
+
+def remove(recovered: Recovered) -> None:
+    """Delete a copy the user chose not to restore."""
+    with contextlib.suppress(FileNotFoundError):
+        recovered.file.unlink()
