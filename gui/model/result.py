@@ -16,6 +16,30 @@ from typing import Any, Literal
 
 NestedValues = Any  # float | int | bool | complex | list[NestedValues]
 
+# Longest text one error or warning field keeps (message, explanation, fix), and one printed
+# chunk. A one-megabyte assertion message froze the window for minutes: Qt lays a long
+# unbroken line out in quadratic time (100,000 characters took 1.4 s in the explanation
+# tab, 2,000 take a few ms). Cut in the middle, so the start (the kind of error) and the end
+# (often the numbers) both stay.
+MAX_TEXT_CHARS = 2000
+
+
+def left_out(count: int, what: str) -> str:
+    """The marker for ``count`` things not kept: ``"… 573 backward calls left out …"``."""
+    return f"… {count:,} {what} left out …"
+
+
+def bounded_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
+    """``text`` if it has at most ``limit`` characters, else its start and end around a
+    marker saying how many characters were left out (the result fits in ``limit``)."""
+    if len(text) <= limit:
+        return text
+    # The marker's own length depends on the count; 40 characters always cover it.
+    keep = max(limit - 40, 2)
+    head = keep - keep // 2
+    tail = keep // 2
+    return f"{text[:head]}[{left_out(len(text) - head - tail, 'characters')}]{text[-tail:]}"
+
 
 @dataclass(frozen=True)
 class TensorSummary:
@@ -69,6 +93,15 @@ class Explanation:
     column: int | None = None
     severity: Literal["error", "warning"] = "error"
     exception: str | None = None  # exception or warning class name, e.g. "RuntimeError"
+
+    def __post_init__(self) -> None:
+        # Bounded here, where every explanation is made, so no path (a huge assertion
+        # message, a megabyte-long source line quoted in the fix) can carry more to the
+        # window than it can lay out quickly. Unpickling does not call this: no second cut.
+        for name in ("message", "explanation", "fix"):
+            text = getattr(self, name)
+            if len(text) > MAX_TEXT_CHARS:
+                object.__setattr__(self, name, bounded_text(text))
 
 
 @dataclass(frozen=True)
@@ -224,11 +257,17 @@ class TensorInfo:
 
 @dataclass(frozen=True)
 class PrintedLine:
-    """Text the program printed, with the line that printed it and the steps done before it."""
+    """Text the program printed, with the line that printed it and the steps done before it.
+
+    ``left_out`` is non-zero for the one entry that stands in for printed chunks the result
+    does not keep (the first and the last are kept; see
+    :mod:`gui.model.engine.capture`); its ``text`` says how many.
+    """
 
     line: int | None
     text: str
     after_step: int
+    left_out: int = 0
 
 
 @dataclass(frozen=True)
@@ -240,6 +279,12 @@ class RunResult:
     the session's steps (``None`` if it has no name, e.g. ``(x**2).sum().backward()``);
     ``graph`` is its autograd graph, walked before any backward freed it.
     ``error`` is the first error that stopped the run (the program stops there, as Python would).
+
+    Results are bounded (see :mod:`gui.model.engine.budget`): past a budget the first and
+    the last entries are kept and the rest counted. ``steps_left_out`` backward calls were
+    made between ``steps[steps_gap - 1]`` and ``steps[steps_gap]`` but are not recorded
+    (each record keeps its true ``index``); ``printed`` holds one entry with ``left_out``
+    where printed text was dropped, and ``warnings`` one ``"warnings-left-out"`` entry.
     """
 
     tensors: dict[str, TensorInfo]
@@ -255,6 +300,13 @@ class RunResult:
     seed: int
     output_truncated: bool = False
     elapsed_seconds: float = 0.0
+    steps_left_out: int = 0
+    steps_gap: int = 0
+
+    @property
+    def step_count(self) -> int:
+        """How many backward calls the run made (recorded or left out)."""
+        return len(self.steps) + self.steps_left_out
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,7 @@
-"""Where each box of the autograd graph goes: Graphviz ``dot`` run in-process via pygraphviz.
+"""Where each box of the autograd graph goes: Graphviz ``dot`` run through pygraphviz.
+
+The app calls :func:`layout_graph` in the layout worker's process only
+(:mod:`.layout_process`); the window's process uses the box texts and sizes from here.
 
 Leaves sit at the top and the output at the bottom (edges point in the forward direction,
 as in torchviz). Saved tensors and constants sit on their owner's rank, right beside it.
@@ -19,8 +22,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
-
-import pygraphviz as pgv
 
 from gui.model.drawing.colors import dominant_value
 from gui.model.result import Graph, GraphNode, NodeFlow, TensorData
@@ -321,7 +322,14 @@ def dot_source(
 
 
 def build_agraph(graph: Graph, node_names: dict[str, str], **attrs: Any) -> Any:
-    """:func:`dot_source` parsed into a pygraphviz ``AGraph`` (keyword args pass through)."""
+    """:func:`dot_source` parsed into a pygraphviz ``AGraph`` (keyword args pass through).
+
+    pygraphviz is imported here, not with the module: the window's process uses this
+    module's sizes and texts but never Graphviz itself, which runs in the layout worker
+    (:mod:`.layout_worker`), where a crash or a hang cannot take the window with it.
+    """
+    import pygraphviz as pgv
+
     return pgv.AGraph(string=dot_source(graph, node_names, **attrs))
 
 
@@ -342,7 +350,10 @@ def _parse_spline(
 
 
 def layout_graph(graph: Graph, show_saved: bool = True) -> GraphLayout:
-    """Lay ``graph`` out with ``dot``, top to bottom, in-process.
+    """Lay ``graph`` out with ``dot``, top to bottom, in the calling process.
+
+    The window calls it through :class:`~.layout_process.LayoutProcess`, within the size
+    limits of :mod:`.limits`; called directly (tests, benchmarks) nothing stops it.
 
     Parameters
     ----------

@@ -9,15 +9,32 @@ from __future__ import annotations
 
 import sys
 import traceback
+from collections import deque
 from collections.abc import Callable
 from types import FrameType
+from typing import Generic, TypeVar
 
 from gui.model import explain
-from gui.model.result import Explanation, PrintedLine
+from gui.model.result import Explanation, PrintedLine, bounded_text, left_out
 
 PROGRAM_FILENAME = "<program>"
-MAX_PRINTED_LINES = 1000
-MAX_PRINTED_CHARS = 100_000
+# What a result keeps of the printed text: the first and the last chunks (one chunk per
+# ``print`` call), up to these counts and characters each, and each chunk cut to
+# :data:`~gui.model.result.MAX_TEXT_CHARS`. 100,000 characters fill the printed-output tab
+# in a few milliseconds; the start shows what the program did, the end where it got to.
+KEPT_PRINTED_CHUNKS = 500
+KEPT_PRINTED_CHARS = 50_000
+# A program that prints this often is stopped (a loop that never ends, usually): printing
+# costs time even when the text is not kept.
+MAX_PRINT_CALLS = 100_000
+# Distinct warnings kept, first and last (a warning whose text changes every iteration of a
+# loop would otherwise add one explanation per iteration).
+KEPT_WARNINGS = 10
+# The set of warnings already seen is only a shortcut (repeats are dropped before they are
+# explained); past this size repeats are explained again and dropped by the bound above.
+MAX_SEEN_WARNINGS = 10_000
+
+T = TypeVar("T")
 
 
 class OutputLimitReached(Exception):
@@ -44,18 +61,81 @@ def exception_position(exc: BaseException) -> tuple[int | None, int | None]:
     return line, column
 
 
+class FirstAndLast(Generic[T]):
+    """Keeps the first ``count`` items and the last ``count`` (each side also within
+    ``chars`` by ``size``), and counts the ones in between it let go.
+
+    Memory stays bounded however many items arrive: the tail is a window that slides.
+    """
+
+    def __init__(self, count: int, chars: int = 0, size: Callable[[T], int] = lambda _: 0):
+        self._count = count
+        self._chars = chars
+        self._size = size
+        self.head: list[T] = []
+        self.tail: deque[T] = deque()
+        self._head_chars = 0
+        self._tail_chars = 0
+        self.left_out = 0
+        self.last_left_out: T | None = None
+
+    def add(self, item: T) -> None:
+        size = self._size(item)
+        head_full = len(self.head) >= self._count or (
+            self._chars and self._head_chars + size > self._chars
+        )
+        if not head_full and not self.tail:
+            self.head.append(item)
+            self._head_chars += size
+            return
+        self.tail.append(item)
+        self._tail_chars += size
+        while len(self.tail) > self._count or (
+            self._chars and self._tail_chars > self._chars and len(self.tail) > 1
+        ):
+            dropped = self.tail.popleft()
+            self._tail_chars -= self._size(dropped)
+            self.left_out += 1
+            self.last_left_out = dropped
+
+    def __len__(self) -> int:
+        return len(self.head) + len(self.tail)
+
+
 class PrintCapture:
     """The ``print`` the program gets: keeps each call's text with its line.
 
     ``steps_done`` tells how many backward steps ran before each print, so a view can
-    interleave printed text with the steps as they happened.
+    interleave printed text with the steps as they happened. Only the first and the last
+    chunks are kept (:class:`FirstAndLast`); :attr:`lines` says how many were left out.
     """
 
     def __init__(self, steps_done: Callable[[], int]) -> None:
-        self.lines: list[PrintedLine] = []
-        self.truncated = False
-        self._chars = 0
+        self._kept: FirstAndLast[PrintedLine] = FirstAndLast(
+            KEPT_PRINTED_CHUNKS, KEPT_PRINTED_CHARS, lambda p: len(p.text)
+        )
+        self._calls = 0
         self._steps_done = steps_done
+
+    @property
+    def truncated(self) -> bool:
+        """Whether some printed text is not kept (left out, or printing was stopped)."""
+        return self._kept.left_out > 0 or self._calls > MAX_PRINT_CALLS
+
+    @property
+    def lines(self) -> list[PrintedLine]:
+        """The chunks kept, with one entry saying how many were left out between them."""
+        kept = self._kept
+        if not kept.left_out:
+            return [*kept.head, *kept.tail]
+        last = kept.last_left_out
+        marker = PrintedLine(
+            line=None,
+            text=left_out(kept.left_out, "printed lines" if kept.left_out > 1 else "printed line"),
+            after_step=last.after_step if last is not None else 0,
+            left_out=kept.left_out,
+        )
+        return [*kept.head, marker, *kept.tail]
 
     def __call__(
         self,
@@ -67,26 +147,47 @@ class PrintCapture:
     ) -> None:
         if file is not None:
             raise TypeError("print(file=...) is not available here: printed text goes to the app")
+        self._calls += 1
+        if self._calls > MAX_PRINT_CALLS:
+            raise OutputLimitReached
         text = (" " if sep is None else sep).join(str(a) for a in args)
         text += "\n" if end is None else end
-        self._chars += len(text)
-        if len(self.lines) >= MAX_PRINTED_LINES or self._chars > MAX_PRINTED_CHARS:
-            self.truncated = True
-            raise OutputLimitReached
-        self.lines.append(
+        self._kept.add(
             PrintedLine(
-                line=program_line(), text=text.removesuffix("\n"), after_step=self._steps_done()
+                line=program_line(),
+                text=bounded_text(text.removesuffix("\n")),
+                after_step=self._steps_done(),
             )
         )
 
 
 class WarningCapture:
-    """Stands in for ``warnings.showwarning``: explains each distinct warning once per line."""
+    """Stands in for ``warnings.showwarning``: explains each distinct warning once per line.
+
+    Keeps the first and the last :data:`KEPT_WARNINGS` (see :attr:`explained`).
+    """
 
     def __init__(self, context_for: Callable[[int | None], explain.ErrorContext]) -> None:
-        self.explained: list[Explanation] = []
+        self._kept: FirstAndLast[Explanation] = FirstAndLast(KEPT_WARNINGS)
         self._seen: set[tuple[str, int | None]] = set()
         self._context_for = context_for
+
+    @property
+    def explained(self) -> list[Explanation]:
+        """The warnings kept, with one saying how many were left out between them."""
+        kept = self._kept
+        if not kept.left_out:
+            return [*kept.head, *kept.tail]
+        count = kept.left_out
+        marker = Explanation(
+            kind="warnings-left-out",
+            message=left_out(count, "warnings" if count > 1 else "warning"),
+            explanation=f"The program raised {len(kept) + count:,} different warnings; the "
+            f"app keeps the first {len(kept.head)} and the last {len(kept.tail)}.",
+            fix="Fix the first warning: the others often follow from it.",
+            severity="warning",
+        )
+        return [*kept.head, marker, *kept.tail]
 
     def __call__(
         self,
@@ -98,12 +199,14 @@ class WarningCapture:
         line: str | None = None,
     ) -> None:
         where = program_line()
-        key = (str(message), where)
+        text = bounded_text(str(message))
+        key = (text, where)
         if key in self._seen:  # a loop repeats a warning; once per line is enough to learn from
             return
-        self._seen.add(key)
-        self.explained.append(
+        if len(self._seen) < MAX_SEEN_WARNINGS:
+            self._seen.add(key)
+        self._kept.add(
             explain.explain_warning(
-                category.__name__, str(message), line=where, context=self._context_for(where)
+                category.__name__, text, line=where, context=self._context_for(where)
             )
         )

@@ -38,8 +38,10 @@ from gui.model.engine import guard
 from gui.model.engine.allowlist import allowlist
 from gui.model.engine.backward import BackwardCall, RecordedStep, record_backward
 from gui.model.engine.bindings import Bindings
+from gui.model.engine.budget import bounded
 from gui.model.engine.capture import (
     PROGRAM_FILENAME,
+    FirstAndLast,
     OutputLimitReached,
     PrintCapture,
     WarningCapture,
@@ -57,6 +59,11 @@ from gui.model.result import Explanation, Graph, RunResult, TensorData
 MAX_DETAILED_STEPS = 100
 MAX_DETAILED_NODES = 20_000
 MAX_STEPS = 10_000
+# Steps a result keeps: the first and the last this many; the calls in between are run and
+# counted but not recorded (600 calls once made a 150 MB result). The first are the
+# detailed ones; the last end where the learner's loop got to. Results are bounded in
+# bytes too (:mod:`.budget`).
+KEPT_STEPS = 100
 
 
 class _Run:
@@ -72,9 +79,11 @@ class _Run:
         self.bindings = Bindings(
             self.namespace, self.naming, request.program.values, request.program.retain_grad
         )
-        self.steps: list[RecordedStep] = []
+        self.steps: FirstAndLast[RecordedStep] = FirstAndLast(KEPT_STEPS)
+        self.step_count = 0  # backward calls made, kept or not
+        self.last_step: RecordedStep | None = None
         self.walked_nodes = 0  # graph nodes recorded across steps, for the detail budget
-        self.printed = PrintCapture(lambda: len(self.steps))
+        self.printed = PrintCapture(lambda: self.step_count)
         self.warned = WarningCapture(self._warning_context)
         self.last_backward_tensor: torch.Tensor | None = None
         self.backward_context = explain.ErrorContext()
@@ -156,7 +165,7 @@ class _Run:
 
     def backward(self, call: BackwardCall) -> RecordedStep:
         """Run and record one backward call (from the code or from the session)."""
-        if len(self.steps) >= MAX_STEPS:
+        if self.step_count >= MAX_STEPS:
             raise RuntimeError(f"more than {MAX_STEPS} backward calls: stopped")
         self.last_backward_tensor = call.tensor
         gradient = call.gradient
@@ -168,10 +177,10 @@ class _Run:
             source_line=self._source(call.line),
             leaves=tuple(leaves),
         )
-        detailed = len(self.steps) < MAX_DETAILED_STEPS and self.walked_nodes < MAX_DETAILED_NODES
+        detailed = self.step_count < MAX_DETAILED_STEPS and self.walked_nodes < MAX_DETAILED_NODES
         recorded = record_backward(
             call,
-            len(self.steps),
+            self.step_count,
             leaves,
             self.naming,
             self.raw_backward,
@@ -182,7 +191,9 @@ class _Run:
         if recorded.record.graph is not None:
             self.walked_nodes += len(recorded.record.graph.nodes)
         self.backward_context = explain.ErrorContext()
-        self.steps.append(recorded)
+        self.steps.add(recorded)
+        self.step_count += 1
+        self.last_step = recorded
         return recorded
 
     def _grads_were_zeroed(self) -> bool:
@@ -191,9 +202,9 @@ class _Run:
         Observed rather than intercepted, so every way of zeroing counts:
         ``x.grad.zero_()``, ``x.grad.data.zero_()``, ``x.grad = None``...
         """
-        if not self.steps:
+        if self.last_step is None:
             return False
-        previous = self.steps[-1].record.grads_after
+        previous = self.last_step.record.grads_after
         had_grad = False
         for name, leaf in self.bindings.leaves().items():
             if not _any_nonzero(previous.get(name)):
@@ -295,9 +306,13 @@ class _Run:
                     return value, name, None
         return None, None, None
 
+    def kept_steps(self) -> list[RecordedStep]:
+        """The steps the result keeps, in order (the first and the last)."""
+        return [*self.steps.head, *self.steps.tail]
+
     def output_graph(self, output: torch.Tensor, name: str | None) -> Graph:
         """The output's graph as walked before its first backward, else walked now."""
-        for step in self.steps:
+        for step in self.kept_steps():
             if output.grad_fn is not None:
                 same = step.root_fn is output.grad_fn
             else:
@@ -438,7 +453,7 @@ def run_program(request: RunRequest) -> RunResult:
         if error is None and output is not None:
             steps = program.steps
             if steps is None:
-                steps = () if run.steps else (BackwardStep(),)
+                steps = () if run.step_count else (BackwardStep(),)
             error = run.run_session_steps(output, name, steps)
         if error is None and request.zero_grad_after:
             run.zero_leaf_grads()
@@ -456,7 +471,7 @@ def _result(
     started: float,
 ) -> RunResult:
     run.bindings.note_unused_values()
-    return RunResult(
+    result = RunResult(
         tensors=run.bindings.infos(),
         leaves=tuple(run.bindings.leaves()),
         output=name,
@@ -465,7 +480,7 @@ def _result(
         if output is None or output.grad_fn is None
         else type(output.grad_fn).__name__,
         graph=graph,
-        steps=tuple(s.record for s in run.steps),
+        steps=tuple(s.record for s in run.kept_steps()),
         printed=tuple(run.printed.lines),
         error=error,
         warnings=(
@@ -476,4 +491,7 @@ def _result(
         seed=run.program.seed,
         output_truncated=run.printed.truncated,
         elapsed_seconds=time.perf_counter() - started,
+        steps_left_out=run.steps.left_out,
+        steps_gap=len(run.steps.head) if run.steps.left_out else 0,
     )
+    return bounded(result)

@@ -20,7 +20,7 @@ def tensor_data(t: torch.Tensor) -> TensorData:
     shape = tuple(int(d) for d in t.shape)
     numel = t.numel()
     values = t.tolist() if numel <= FULL_VALUES_LIMIT else None
-    summary = _summary(t) if numel > FULL_VALUES_LIMIT else None
+    summary = summary_of(t) if numel > FULL_VALUES_LIMIT else None
     return TensorData(shape=shape, dtype=dtype_name(t.dtype), values=values, summary=summary)
 
 
@@ -29,7 +29,7 @@ def maybe_tensor_data(t: object) -> TensorData | None:
     return tensor_data(t) if isinstance(t, torch.Tensor) else None
 
 
-def _summary(t: torch.Tensor) -> TensorSummary:
+def summary_of(t: torch.Tensor) -> TensorSummary:
     """Statistics computed in place where possible: a large tensor is not copied again."""
     if t.is_complex():
         t = t.abs()

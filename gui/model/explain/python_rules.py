@@ -40,7 +40,8 @@ RUNAWAY_TEXT: dict[str, tuple[str, str, str]] = {
     ),
     "output": (
         "The program was stopped: it printed too much.",
-        "Printing was cut off because the program printed more text than the app keeps.",
+        "The program called print more than 100,000 times, which is usually a loop that "
+        "never ends; the first and the last lines it printed are kept.",
         "Print less: a summary like `t.shape` or `t.sum()`, or only every n-th loop iteration.",
     ),
 }

@@ -1,39 +1,100 @@
 """Write the three export files for one result: ``result.json``, ``script.py``, ``graph.svg``.
 
 The window's File > Export and the command line's ``--export`` (:mod:`gui.headless`) both
-call :func:`write_export`, so they write the same files.
+call :func:`write_export`, so they write the same files. The SVG is drawn by the layout
+worker (:mod:`gui.model.drawing.layout_process`): Graphviz runs there with a time limit and
+a memory limit (a big loop's SVG once took 19 GB), and a graph over the size limits
+(:mod:`gui.model.drawing.limits`) is not drawn at all. When there is no picture the SVG
+says why, in the words the window uses.
 """
 
 from __future__ import annotations
 
 import json
+from html import escape
 from pathlib import Path
 
+from gui.model.drawing.layout_process import (
+    LayoutProcess,
+    LayoutUnavailable,
+    shared_layout_process,
+)
+from gui.model.drawing.limits import too_big
 from gui.model.drawing.paint import step_for_graph
-from gui.model.drawing.svg import render_svg
 from gui.model.export.result_json import result_document
-from gui.model.result import RunResult
+from gui.model.result import Explanation, RunResult
+
+NO_GRAPH_TEXT = "No autograd graph: the program stopped before making one."
+# The message SVG: wide enough for a sentence per line at this size.
+MESSAGE_WIDTH = 640
+MESSAGE_CHARS_PER_LINE = 80
 
 
-def write_export(result: RunResult, script: str, out_dir: Path) -> None:
-    """Write the three export files into ``out_dir`` (created if needed)."""
+def write_export(
+    result: RunResult, script: str, out_dir: Path, layouts: LayoutProcess | None = None
+) -> None:
+    """Write the three export files into ``out_dir`` (created if needed).
+
+    ``layouts`` draws the SVG (default: this process's layout worker).
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     document = result_document(result)
     (out_dir / "result.json").write_text(
         json.dumps(document, indent=2, allow_nan=False) + "\n", encoding="utf-8"
     )
     (out_dir / "script.py").write_text(script, encoding="utf-8")
-    if result.graph is not None:
-        grads = {name: result.tensors[name].grad for name in result.leaves}
-        last = result.steps[-1] if result.steps else None
-        svg = render_svg(result.graph, step_for_graph(result), grads, last)
-    else:
-        svg = _empty_svg("No autograd graph: the program stopped before making one.")
-    (out_dir / "graph.svg").write_text(svg, encoding="utf-8")
+    (out_dir / "graph.svg").write_text(graph_svg(result, layouts), encoding="utf-8")
 
 
-def _empty_svg(text: str) -> str:
-    return (
-        '<svg xmlns="http://www.w3.org/2000/svg" width="480" height="60" viewBox="0 0 480 60">'
-        f'<text x="12" y="34" font-family="sans-serif" font-size="14">{text}</text></svg>\n'
+def graph_svg(result: RunResult, layouts: LayoutProcess | None = None) -> str:
+    """The SVG of ``result``'s graph, or one that says why there is no picture."""
+    graph = result.graph
+    if graph is None:
+        return message_svg([NO_GRAPH_TEXT])
+    # The SVG shows saved tensors beside their owners: measured with them.
+    refusal = too_big(graph, show_saved=True)
+    if refusal is not None:
+        return explanation_svg(refusal)
+    grads = {name: result.tensors[name].grad for name in result.leaves}
+    last = result.steps[-1] if result.steps else None
+    process = layouts if layouts is not None else shared_layout_process()
+    try:
+        return process.svg(graph, step_for_graph(result), grads, last)
+    except LayoutUnavailable as unavailable:
+        return explanation_svg(unavailable.explanation)
+
+
+def explanation_svg(explanation: Explanation) -> str:
+    """An SVG that says why the graph is not drawn: the message, then the explanation."""
+    return message_svg([explanation.message, explanation.explanation])
+
+
+def message_svg(paragraphs: list[str]) -> str:
+    """A small SVG document holding ``paragraphs`` as wrapped lines of text."""
+    lines: list[str] = []
+    for paragraph in paragraphs:
+        lines += [*_wrapped(paragraph), ""]
+    lines = lines[:-1]
+    line_height = 20
+    height = 24 + line_height * len(lines)
+    spans = "".join(
+        f'<tspan x="12" dy="{line_height if i else 0}">{escape(line)}</tspan>'
+        for i, line in enumerate(lines)
     )
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{MESSAGE_WIDTH}" height="{height}" '
+        f'viewBox="0 0 {MESSAGE_WIDTH} {height}">'
+        f'<text x="12" y="30" font-family="sans-serif" font-size="14">{spans}</text></svg>\n'
+    )
+
+
+def _wrapped(text: str) -> list[str]:
+    out: list[str] = []
+    line = ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) > MESSAGE_CHARS_PER_LINE:
+            out.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return [*out, line] if line else out

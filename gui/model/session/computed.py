@@ -6,19 +6,37 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from gui.model.drawing.layout import GraphLayout
+from gui.model.drawing.layout_process import (
+    LAYOUT_CRASHED,
+    LAYOUT_ERROR,
+    LAYOUT_TIMEOUT,
+    LayoutCancelled,
+    LayoutUnavailable,
+    never,
+)
+from gui.model.drawing.limits import GRAPH_TOO_BIG
 from gui.model.request import RunRequest
 from gui.model.result import Explanation, RunResult, failed_result
 from gui.model.session.layouts import LayoutCache
 
+# Warnings that say why the graph is not drawn (they belong to the layout, not the run).
+LAYOUT_PROBLEMS = frozenset({GRAPH_TOO_BIG, LAYOUT_TIMEOUT, LAYOUT_CRASHED, LAYOUT_ERROR})
+
 
 @dataclass(frozen=True)
 class Computed:
-    """What came back for ``request``: the engine's result and its graph laid out."""
+    """What came back for ``request``: the engine's result and its graph laid out.
+
+    When the graph is not drawn, ``result.warnings`` ends with why (a kind in
+    :data:`LAYOUT_PROBLEMS`). ``cancelled`` means newer code made this run outdated before
+    it was laid out: it is not to be shown.
+    """
 
     request: RunRequest
     result: RunResult
     layout: GraphLayout | None
     show_saved: bool = False
+    cancelled: bool = False
 
 
 def compute(
@@ -26,23 +44,46 @@ def compute(
     layouts: LayoutCache,
     request: RunRequest,
     show_saved: bool,
+    outdated: Callable[[], bool] = never,
 ) -> Computed:
     """Run ``request`` and lay its graph out; never raises.
 
-    Runs on the dispatcher's thread: the engine and, when the structure changed, Graphviz.
-    A failing engine or Graphviz becomes an explanation in the result, so the window stays
-    alive and says what happened.
+    Runs on the dispatcher's thread: the engine, then (when the structure is new) the
+    layout worker, both in other processes, so this thread only waits. A failing engine
+    or layout becomes an explanation in the result, so the window stays alive and says what
+    happened. Once ``outdated()`` is true (the user changed the code) the layout is not
+    awaited: the result comes back ``cancelled``.
     """
     try:
         result = run(request)
     except Exception as exc:  # the engine process failed: say so, keep the window alive
         result = failed_result(_engine_error(exc), seed=request.program.seed)
+    if outdated():
+        return Computed(request, result, None, show_saved, cancelled=True)
+    return lay_out(layouts, Computed(request, result, None, show_saved), show_saved, outdated)
+
+
+def lay_out(
+    layouts: LayoutCache,
+    computed: Computed,
+    show_saved: bool,
+    outdated: Callable[[], bool] = never,
+) -> Computed:
+    """``computed`` with its graph laid out for ``show_saved`` (and, if it cannot be drawn,
+    the reason as its last warning, replacing any earlier one); never raises."""
+    result = computed.result
+    warnings = tuple(w for w in result.warnings if w.kind not in LAYOUT_PROBLEMS)
     try:
-        layout = layouts.get(result.graph, show_saved)
-    except Exception as exc:  # Graphviz refused: show the result without a picture
-        result = replace(result, warnings=(*result.warnings, _layout_error(exc)))
-        layout = None
-    return Computed(request, result, layout, show_saved)
+        layout = layouts.get(result.graph, show_saved, outdated)
+    except LayoutCancelled:
+        return replace(computed, cancelled=True)
+    except LayoutUnavailable as unavailable:
+        warnings, layout = (*warnings, unavailable.explanation), None
+    except Exception as exc:  # a bug on this side: show the numbers without a picture
+        warnings, layout = (*warnings, _layout_error(exc)), None
+    if warnings != result.warnings:
+        result = replace(result, warnings=warnings)
+    return replace(computed, result=result, layout=layout, show_saved=show_saved)
 
 
 def _engine_error(exc: Exception) -> Explanation:
@@ -56,7 +97,7 @@ def _engine_error(exc: Exception) -> Explanation:
 
 def _layout_error(exc: Exception) -> Explanation:
     return Explanation(
-        kind="layout-error",
+        kind=LAYOUT_ERROR,
         message=f"{type(exc).__name__}: {exc}",
         explanation="Graphviz could not lay out this graph, so it is not drawn.",
         fix="Simplify the program; the numbers in the other panels are still right.",

@@ -1,35 +1,78 @@
-"""Graph layouts kept by structure: values changing never moves a node."""
+"""Graph layouts kept by structure: values changing never moves a node.
+
+Layouts come from the layout worker's process (:mod:`gui.model.drawing.layout_process`),
+never from Graphviz in the window's process. A graph over the size limits
+(:mod:`gui.model.drawing.limits`) is not sent at all, and one that made Graphviz hang or
+crash is not sent again: both are remembered by structure with the words that say why, so
+a slider tick on such a graph costs a dictionary lookup, not another attempt.
+"""
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 
-from gui.model.drawing.layout import GraphLayout, layout_graph
-from gui.model.result import Graph
+from gui.model.drawing.layout import GraphLayout
+from gui.model.drawing.layout_process import (
+    LayoutProcess,
+    LayoutUnavailable,
+    never,
+    shared_layout_process,
+)
+from gui.model.drawing.limits import too_big
+from gui.model.result import Explanation, Graph
 
 
 class LayoutCache:
-    """The last few layouts by ``(graph.structure_key, show_saved)``, least recent dropped.
+    """The last few layouts (or why there is none) by ``(graph.structure_key, show_saved)``,
+    least recently used dropped first, so memory stays bounded however many programs run.
 
-    Only ever used from one thread at a time (the dispatcher's): Graphviz is not
-    thread-safe.
+    Parameters
+    ----------
+    size
+        How many structures to remember.
+    process
+        The layout worker to ask (default: the one shared by this process).
     """
 
-    def __init__(self, size: int = 16) -> None:
+    def __init__(self, size: int = 16, process: LayoutProcess | None = None) -> None:
         self._size = size
-        self._layouts: OrderedDict[tuple[str, bool], GraphLayout] = OrderedDict()
+        self._process = process if process is not None else shared_layout_process()
+        self._layouts: OrderedDict[tuple[str, bool], GraphLayout | Explanation] = OrderedDict()
 
-    def get(self, graph: Graph | None, show_saved: bool) -> GraphLayout | None:
-        """The layout of ``graph`` (computed now if new); ``None`` for an empty graph."""
+    def __len__(self) -> int:
+        return len(self._layouts)
+
+    def get(
+        self, graph: Graph | None, show_saved: bool, cancelled: Callable[[], bool] = never
+    ) -> GraphLayout | None:
+        """The layout of ``graph`` (asked of the worker if new); ``None`` for no graph.
+
+        Raises :class:`~gui.model.drawing.layout_process.LayoutUnavailable` with the reason
+        when it cannot be drawn (too big, or Graphviz failed on this structure), and
+        :class:`~gui.model.drawing.layout_process.LayoutCancelled` when ``cancelled()``
+        turned true while the worker was busy (nothing is remembered then).
+        """
         if graph is None or not graph.nodes:
             return None
         key = (graph.structure_key, show_saved)
-        layout = self._layouts.get(key)
-        if layout is None:
-            layout = layout_graph(graph, show_saved)
-            self._layouts[key] = layout
+        known = self._layouts.get(key)
+        if known is None:
+            known = too_big(graph, show_saved)
+            if known is None:
+                try:
+                    known = self._process.layout(graph, show_saved, cancelled)
+                except LayoutUnavailable as unavailable:
+                    known = unavailable.explanation  # the same structure would fail again
+            self._layouts[key] = known
             if len(self._layouts) > self._size:
                 self._layouts.popitem(last=False)
         else:
             self._layouts.move_to_end(key)
-        return layout
+        if isinstance(known, Explanation):
+            raise LayoutUnavailable(known)
+        return known
+
+    def interrupt(self) -> None:
+        """Make a layout in progress check whether it is still wanted (any thread)."""
+        self._process.interrupt()

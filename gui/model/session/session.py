@@ -22,14 +22,13 @@ from pathlib import Path
 from psygnal import Signal
 
 from gui.model import nested
-from gui.model.drawing.layout import GraphLayout
 from gui.model.export.files import write_export
 from gui.model.export.script import plain_script
 from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS, Program, RunRequest
 from gui.model.result import NestedValues, RunResult
 from gui.model.session import fixes
 from gui.model.session import steps as backward_steps
-from gui.model.session.computed import Computed, compute
+from gui.model.session.computed import Computed, compute, lay_out
 from gui.model.session.dispatch import Dispatcher, ImmediateDispatcher
 from gui.model.session.document import Document
 from gui.model.session.file_format import load_session, save_session
@@ -52,6 +51,8 @@ class Session:
         the GUI thread; the default runs inline.
     time_limit
         Seconds a program may run before it is stopped.
+    layouts
+        Where graph layouts come from (default: a cache over the process's layout worker).
     """
 
     changed = Signal(object)
@@ -61,11 +62,15 @@ class Session:
         run: Callable[[RunRequest], RunResult],
         dispatcher: Dispatcher | None = None,
         time_limit: float = DEFAULT_TIME_LIMIT_SECONDS,
+        layouts: LayoutCache | None = None,
     ) -> None:
         self._run = run
         self._dispatcher: Dispatcher = dispatcher or ImmediateDispatcher()
         self._time_limit = time_limit
-        self._layouts = LayoutCache()
+        self._layouts = layouts if layouts is not None else LayoutCache()
+        # Bumped when the code changes while a run is in flight: that run's graph is
+        # outdated, and its layout is given up rather than awaited (see _submit).
+        self._code_version = 0
         self._default_ranges = DefaultRanges()
         self._show_saved = False
         self._views = ResultViews()
@@ -266,6 +271,11 @@ class Session:
         self._state = state
         self._generation += 1
         pending = self._claim_run(force_run) if force_run or (run and self._live) else None
+        if "code" in changes and self._rerun:
+            # The run in flight has the old code and a newer run follows it: do not wait
+            # for Graphviz to lay out a graph nobody will see (a big one takes seconds).
+            self._code_version += 1
+            self._layouts.interrupt()
         # Panels always see a change before its result. A background dispatcher starts the
         # run first, so the engine works while the panels render the change; an inline one
         # would deliver the result first, so the change goes out before it.
@@ -287,15 +297,31 @@ class Session:
         self._in_flight = True
         return request
 
+    def _outdated_check(self) -> Callable[[], bool]:
+        """A check, safe to call from the dispatcher's thread, that turns true once the code
+        changes under the work submitted now."""
+        version = self._code_version
+        return lambda: self._code_version != version
+
     def _submit(self, request: RunRequest | None) -> None:
         if request is not None:
             show_saved = self._show_saved
+            outdated = self._outdated_check()
             self._dispatcher.submit(
-                lambda: compute(self._run, self._layouts, request, show_saved), self._on_computed
+                lambda: compute(self._run, self._layouts, request, show_saved, outdated),
+                self._on_computed,
             )
 
     def _on_computed(self, computed: Computed) -> None:
         self._in_flight = False
+        if computed.cancelled:
+            # Newer code is waiting (that is what cancelled it): run it instead of showing
+            # a picture of code that is gone.
+            self._rerun = False
+            pending = self._claim_run()
+            self._emit({"status"})
+            self._submit(pending)
+            return
         self._latest = computed
         self._settle_ranges(computed.result)
         if self._drop_outgrown_gradients(computed.result):
@@ -361,17 +387,18 @@ class Session:
         shown = self._shown
         if shown is None or shown.result.graph is None or shown.show_saved == self._show_saved:
             return
-        graph, show = shown.result.graph, self._show_saved
-        # Through the dispatcher: Graphviz must only ever run on one thread.
+        show = self._show_saved
+        outdated = self._outdated_check()
+        # Through the dispatcher: layouts are asked for one at a time, off the GUI thread.
         self._dispatcher.submit(
-            lambda: (shown, self._layouts.get(graph, show), show), self._on_relayout
+            lambda: (shown, lay_out(self._layouts, shown, show, outdated)), self._on_relayout
         )
 
-    def _on_relayout(self, done: tuple[Computed, GraphLayout | None, bool]) -> None:
-        shown, layout, show = done
-        if self._shown is not shown:
+    def _on_relayout(self, done: tuple[Computed, Computed]) -> None:
+        shown, laid_out = done
+        if self._shown is not shown or laid_out.cancelled:
             return  # a newer result came meanwhile and was checked on arrival
-        self._shown = replace(shown, layout=layout, show_saved=show)
+        self._shown = laid_out
         if self._latest is shown:
             self._latest = self._shown
         self._emit({"view", "layout"})

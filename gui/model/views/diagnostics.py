@@ -92,10 +92,13 @@ def printed_text(printed: Sequence[PrintedLine], truncated: bool = False) -> str
     width = max((len(str(p.line)) for p in printed if p.line is not None), default=1)
     out = []
     for p in printed:
+        if p.left_out:  # a long output keeps its start and end: say what is missing between
+            out.append(f"{'':>{width}} ┆ {p.text}")
+            continue
         prefix = f"{'?' if p.line is None else p.line:>{width}} │ "
         lines = p.text.split("\n")
         out.append(prefix + lines[0])
         out += [" " * (width + 1) + "│ " + rest for rest in lines[1:]]
-    if truncated:
+    if truncated and not any(p.left_out for p in printed):
         out.append("… printing stopped here (too many lines)")
     return "\n".join(out)

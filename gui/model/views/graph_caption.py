@@ -8,7 +8,9 @@ colours mean, why a step failed, and why there is no graph to draw.
 from __future__ import annotations
 
 from gui.model.drawing.paint import Gradients
+from gui.model.result import Explanation
 from gui.model.session import Snapshot
+from gui.model.session.computed import LAYOUT_PROBLEMS
 
 EMPTY_TEXT = "Run a program to see its autograd graph"
 
@@ -16,10 +18,11 @@ EMPTY_TEXT = "Run a program to see its autograd graph"
 def step_labels(snapshot: Snapshot) -> list[str]:
     """The step chooser's entries: "latest step", then one per backward call."""
     steps = () if snapshot.result is None else snapshot.result.steps
+    total = 0 if snapshot.result is None else snapshot.result.step_count
     labels = ["latest step"] if steps else ["no backward yet"]
-    for step in steps:
+    for step in steps:  # a long loop's result keeps only the first and the last calls
         failed = " (failed)" if step.error is not None else ""
-        labels.append(f"step {step.index + 1} of {len(steps)}{failed}")
+        labels.append(f"step {step.index + 1} of {total}{failed}")
     return labels
 
 
@@ -50,8 +53,21 @@ def caption_text(snapshot: Snapshot, grads: Gradients, compact: bool) -> str:
     return text
 
 
+def not_drawn(snapshot: Snapshot) -> Explanation | None:
+    """Why the shown result's graph has no picture (too big, Graphviz failed), if it has
+    none for a reason: the session adds the reason to the result's warnings."""
+    result = snapshot.result
+    if result is None or result.graph is None or snapshot.layout is not None:
+        return None
+    return next((w for w in reversed(result.warnings) if w.kind in LAYOUT_PROBLEMS), None)
+
+
 def empty_text(snapshot: Snapshot) -> str:
-    """What the panel shows instead of a graph: a hint, or why the program stopped."""
+    """What the panel shows instead of a graph: why it is not drawn, a hint, or why the
+    program stopped."""
+    reason = not_drawn(snapshot)
+    if reason is not None:
+        return f"{reason.message}\n\n{reason.explanation}"
     if snapshot.error is None:
         return EMPTY_TEXT
     first_line = (snapshot.error.message.splitlines() or [snapshot.error.kind])[0]

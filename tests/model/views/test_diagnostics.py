@@ -66,3 +66,15 @@ def test_printed_chunks_follow_their_line_numbers() -> None:
     )
     assert printed_text(printed) == " 2 │ tensor([6., 8.])\n10 │ a\n   │ b\n ? │ ?"
     assert printed_text((), truncated=True) == "… printing stopped here (too many lines)"
+
+
+def test_printed_text_says_what_was_left_out_between_start_and_end() -> None:
+    printed = (
+        PrintedLine(3, "0", 0),
+        PrintedLine(None, "… 4,000 printed lines left out …", 0, left_out=4000),
+        PrintedLine(3, "4999", 0),
+    )
+    assert (
+        printed_text(printed, truncated=True)
+        == "3 │ 0\n  ┆ … 4,000 printed lines left out …\n3 │ 4999"
+    )

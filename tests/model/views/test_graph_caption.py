@@ -37,3 +37,15 @@ def test_a_failed_step_is_named_in_one_line(session: Session) -> None:
     text = failure_text(snapshot)
     assert text.startswith("Backward step 1 failed: Mismatch in shape")
     assert "\n" not in text and len(text) <= len("Backward step 1 failed: ") + 90
+
+
+def test_a_long_loop_names_each_kept_call_by_its_number(session: Session) -> None:
+    session.set_code(
+        "w = torch.tensor([1.], requires_grad=True)\n"
+        "for i in range(250):\n"
+        "    (w * 2).sum().backward()\n"
+    )
+    labels = step_labels(session.snapshot)
+    assert len(labels) == 1 + 200
+    assert labels[1] == "step 1 of 250" and labels[100] == "step 100 of 250"
+    assert labels[101] == "step 151 of 250" and labels[-1] == "step 250 of 250"
