@@ -16,6 +16,7 @@ import functools
 import importlib
 import multiprocessing
 import pickle
+import sys
 import threading
 import time
 from multiprocessing.connection import Connection
@@ -59,7 +60,14 @@ ENGINE_WORKER = "gui.model.engine.worker"
 
 
 def _child_main(conn: Connection, control: Connection) -> None:
-    importlib.import_module(ENGINE_WORKER).serve(conn, control)
+    try:
+        importlib.import_module(ENGINE_WORKER).serve(conn, control)
+    except (ImportError, MemoryError, OSError) as exc:
+        # torch cannot load here (a broken install, too little memory): say so in one line
+        # to the window, which shows it, instead of a traceback on the terminal.
+        with contextlib.suppress(OSError):
+            conn.send(f"the engine could not start: {type(exc).__name__}: {exc}")
+        sys.exit(3)
 
 
 class EngineProcess:
@@ -109,6 +117,8 @@ class EngineProcess:
         if not self._conn.poll(STARTUP_TIMEOUT_SECONDS):
             raise RuntimeError("the engine process did not start")
         message = self._conn.recv()
+        if isinstance(message, str):
+            raise RuntimeError(message)
         if not isinstance(message, EngineReady):
             raise RuntimeError(f"unexpected message from the engine process: {message!r}")
         self._ready = message

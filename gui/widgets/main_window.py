@@ -241,7 +241,7 @@ class MainWindow(QMainWindow):
             live.setChecked(snapshot.live)
             live.blockSignals(False)
         _set_text(self._status, status_bar_text(snapshot))
-        count = 0 if snapshot.result is None else len(snapshot.result.steps)
+        count = 0 if snapshot.result is None else snapshot.result.step_count
         _set_text(self._steps_label, f"backward calls: {count}")
         _set_text(self._live_label, "live" if snapshot.live else "live off")
         if snapshot.fixes and not self._offered_fixes:

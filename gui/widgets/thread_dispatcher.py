@@ -2,7 +2,8 @@
 
 The engine call blocks for as long as the user's program runs (up to the time limit), so
 it must never run on the GUI thread: the window would freeze. One thread is enough because
-the session never has more than one run in flight, and it keeps Graphviz single-threaded.
+the session never has more than one run in flight (Graphviz itself runs in its own
+process, :mod:`gui.model.drawing.layout_process`, whose handle this thread uses alone).
 """
 
 from __future__ import annotations

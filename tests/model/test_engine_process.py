@@ -78,3 +78,21 @@ def test_a_large_tensor_is_summarised_not_copied(engine_process: EngineProcess) 
     assert (
         info.grad is not None and info.grad.summary is not None and info.grad.summary.maximum == 2.0
     )
+
+
+def test_an_engine_that_cannot_load_torch_says_so_in_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import multiprocessing
+
+    from gui.model import engine_process
+
+    monkeypatch.setattr(engine_process, "ENGINE_WORKER", "gui.model.no_such_engine_module")
+    parent, child = multiprocessing.Pipe()
+    control_read, _control_write = multiprocessing.Pipe(duplex=False)
+    with pytest.raises(SystemExit) as exited:
+        engine_process._child_main(child, control_read)
+    assert exited.value.code == 3
+    message = parent.recv()
+    assert isinstance(message, str) and message.startswith("the engine could not start")
+    assert "\n" not in message

@@ -42,6 +42,8 @@ def compute_jacobians(
         return {}, f"the leaves have more than {MAX_LEAF_ELEMENTS} elements in all"
     if output.is_complex() or any(t.is_complex() for t in wanted.values()):
         return {}, "complex tensors are not supported for the Jacobian view"
+    if output.numel() == 0:
+        return {}, "the output is empty: its Jacobian has no rows"
     names = list(wanted)
     inputs = [wanted[n] for n in names]
     batched = None

@@ -307,3 +307,16 @@ def test_a_long_training_loop_records_every_step_and_details_the_first() -> None
             w -= 0.1 * w.grad
         w.grad.zero_()
     assert result.tensors["w"].value.values == w.tolist()
+
+
+def test_an_empty_output_meets_torchs_own_error_not_an_app_bug() -> None:
+    # Found by the fuzz script: the Jacobian of an empty output used to crash the engine.
+    code = "h = tensor([], requires_grad=True)\n"
+    result = run_program(RunRequest(Program(code=code, steps=(BackwardStep(gradient=1.5),))))
+    assert result.error is not None and result.error.kind != "engine-error"
+    h = torch.tensor([], requires_grad=True)
+    with pytest.raises(RuntimeError) as plain:
+        h.backward(torch.tensor(1.5))
+    assert result.error.message == str(plain.value)
+    empty_sum = run_program(RunRequest(Program(code=code + "y = (h * 2).sum()\n")))
+    assert empty_sum.error is None and empty_sum.tensors["h"].grad.values == []  # type: ignore[union-attr]
