@@ -164,8 +164,8 @@ class Painted(QObject):
 
 original = wa.MainWindow
 class Watched(original):
-    def __init__(self, session, settings=None):
-        super().__init__(session, settings)
+    def __init__(self, session, *args, **kwargs):
+        super().__init__(session, *args, **kwargs)
         self._watch = Painted(session)
         self.installEventFilter(self._watch)
         session.changed.connect(self._poke)
