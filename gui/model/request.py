@@ -6,6 +6,7 @@ holds the outputs. Both are plain frozen data so they cross the process boundary
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gui.model.result import NestedValues
@@ -22,12 +23,31 @@ class BackwardStep:
     nested list that is turned into a tensor of the output's dtype *without* reshaping, so
     a wrong shape meets torch's own error. ``zero_grad`` zeroes every leaf's ``.grad``
     before the call (otherwise gradients accumulate, as in torch).
+
+    ``retain_graph`` is ``None`` for "automatic": the graph is kept when another call
+    follows and freed after the last (:func:`retains_graph`), so pressing Backward again
+    accumulates instead of failing. ``True`` or ``False`` is the user's explicit choice and
+    is passed to torch as is: an explicit ``False`` before another call meets torch's
+    "backward through the graph a second time" error, which a teacher can still show.
     """
 
     gradient: NestedValues | None = None
-    retain_graph: bool = False
+    retain_graph: bool | None = None
     zero_grad: bool = False
     create_graph: bool = False
+
+
+def retains_graph(steps: Sequence[BackwardStep], index: int) -> bool | None:
+    """The ``retain_graph`` argument the call ``steps[index]`` passes to torch.
+
+    An explicit choice as it is; automatic keeps the graph when another of ``steps``
+    follows and leaves the last call to torch's default (``None``: freed, unless
+    ``create_graph``), as a script that calls ``backward`` once more would be written.
+    """
+    chosen = steps[index].retain_graph
+    if chosen is not None:
+        return chosen
+    return True if index < len(steps) - 1 else None
 
 
 @dataclass(frozen=True)

@@ -33,9 +33,12 @@ from gui.model.tensor_format import format_shape, format_tensor
 from gui.model.views.backward import (
     FIX_TEXT,
     IMPLICIT_LABEL,
+    fix_text,
+    fix_tooltip,
     gradient_note,
     intermediates,
     output_choices,
+    retain_graph_note,
     status_text,
 )
 from gui.widgets.number_box import NumberBox
@@ -154,7 +157,11 @@ class BackwardPanel(QWidget):
         box = QGroupBox("Options of this backward call")
         layout = QVBoxLayout(box)
         self.retain_graph = QCheckBox("retain_graph=True")
-        self.retain_graph.setToolTip("Keep the graph so backward can be called again")
+        self.retain_graph.setToolTip(
+            "Keep the graph so backward can be called again. Until you change it, it is "
+            "automatic: kept whenever another call follows."
+        )
+        self.retain_note = _label()
         self.create_graph = QCheckBox("create_graph=True")
         self.create_graph.setToolTip("Record a graph of the gradient too (for 2nd derivatives)")
         self.zero_first = QCheckBox("Zero .grad first (else it accumulates)")
@@ -162,7 +169,9 @@ class BackwardPanel(QWidget):
         self.retain_graph.clicked.connect(self._on_view_retain_graph)
         self.create_graph.clicked.connect(self._on_view_create_graph)
         self.zero_first.clicked.connect(self._on_view_zero_first)
-        for check in (self.retain_graph, self.create_graph, self.zero_first):
+        layout.addWidget(self.retain_graph)
+        layout.addWidget(self.retain_note)
+        for check in (self.create_graph, self.zero_first):
             layout.addWidget(check)
         layout.addWidget(_label("Keep .grad of intermediates (retain_grad):"))
         self._retain_layout = QVBoxLayout()
@@ -275,11 +284,14 @@ class BackwardPanel(QWidget):
         self._editor_slot.addWidget(self.editor)
 
     def _render_fixes(self, snapshot: Snapshot) -> None:
-        out = (snapshot.result.output if snapshot.result else None) or "output"
+        offered = snapshot.fixes
         for kind, button in self.fixes.items():
-            shown = kind in snapshot.fixes
+            shown = kind in offered
             if shown:
-                _set_text(button, FIX_TEXT[kind].format(out=out))
+                _set_text(button, fix_text(snapshot, kind))
+                tooltip = fix_tooltip(snapshot, kind)
+                if button.toolTip() != tooltip:
+                    button.setToolTip(tooltip)
             if button.isVisibleTo(self) != shown:
                 button.setVisible(shown)
 
@@ -299,8 +311,10 @@ class BackwardPanel(QWidget):
 
     def _render_options(self, snapshot: Snapshot) -> None:
         step = snapshot.current_step
+        _set_text(self.retain_note, retain_graph_note(snapshot))
         for check, value in (
-            (self.retain_graph, step.retain_graph),
+            # Ticked when the graph is kept for another call: automatic is.
+            (self.retain_graph, snapshot.keeps_graph),
             (self.create_graph, step.create_graph),
             (self.zero_first, snapshot.zero_each),
             (self.live, snapshot.live),
@@ -308,8 +322,7 @@ class BackwardPanel(QWidget):
             if check.isChecked() != value:
                 with QSignalBlocker(check):
                     check.setChecked(value)
-        steps = snapshot.steps or ()
-        self.clear.setEnabled(len(steps) > 1 or snapshot.zero_after)
+        self.clear.setEnabled(snapshot.can_clear)
 
     def _render_retain(self, snapshot: Snapshot) -> None:
         result = snapshot.result

@@ -197,21 +197,23 @@ def test_reduce_fixes_add_a_loss_line(
     assert sliders(panel)[0].label.text() == IMPLICIT_LABEL
 
 
-def test_backward_twice_with_retain_graph_doubles_then_zero_grad(
+def test_backward_twice_keeps_the_graph_automatically_then_zero_grad(
     qtbot: QtBot, session: Session
 ) -> None:
     session.set_code(SCALAR)
     panel = panel_for(qtbot, session)
     assert x_grad(session) == [2.0, 4.0]
-    click(qtbot, panel.retain_graph)
-    assert session.snapshot.current_step.retain_graph
+    assert panel.retain_graph.isChecked(), "automatic: kept for another call"
+    assert panel.retain_note.text().startswith("Automatic")
     click(qtbot, panel.backward)
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     y = (x**2).sum()
     y.backward(retain_graph=True)
     y.backward(retain_graph=True)
+    assert session.snapshot.error is None
     assert x.grad is not None and x_grad(session) == x.grad.tolist() == [4.0, 8.0]
     assert panel.status.text().startswith("Backward calls: 2 (accumulating)")
+    assert panel.clear.isEnabled()
     click(qtbot, panel.zero_grad)
     x.grad.zero_()
     assert x_grad(session) == x.grad.tolist() == [0.0, 0.0]
@@ -222,20 +224,75 @@ def test_backward_twice_with_retain_graph_doubles_then_zero_grad(
     assert x_grad(session) == x.grad.tolist() == [2.0, 4.0]
 
 
-def test_second_backward_without_retain_graph_offers_the_fix(
+def test_unticking_retain_graph_then_backward_offers_the_fix(
     qtbot: QtBot, session: Session
 ) -> None:
     session.set_code(SCALAR)
     panel = panel_for(qtbot, session)
+    click(qtbot, panel.retain_graph)
+    assert session.snapshot.current_step.retain_graph is False, "set explicitly"
+    assert not panel.retain_graph.isChecked()
+    assert "unticked" in panel.retain_note.text()
+    assert session.snapshot.error is None, "the last call may free its graph"
     click(qtbot, panel.backward)
-    assert session.snapshot.error is not None
-    assert session.snapshot.error.kind == "backward-twice"
+    error = session.snapshot.error
+    assert error is not None and error.kind == "backward-twice"
+    assert error.line == 2 and "the Backward tab's call 2" in error.explanation
     fix = panel.fixes["retain_graph"]
     assert fix.isVisible() and fix.text() == "Keep the graph (retain_graph=True)"
     click(qtbot, fix)
     assert session.snapshot.error is None
     assert x_grad(session) == [4.0, 8.0]
     assert not fix.isVisible()
+    assert panel.retain_graph.isChecked()
+    click(qtbot, panel.retain_graph)
+    click(qtbot, panel.retain_graph)
+    assert session.snapshot.current_step.retain_graph is True, "ticked: explicit"
+
+
+def test_clear_steps_is_enabled_for_more_than_one_call_or_a_pending_zero(
+    qtbot: QtBot, session: Session
+) -> None:
+    session.set_code(SCALAR)
+    panel = panel_for(qtbot, session)
+    assert not panel.clear.isEnabled()
+    click(qtbot, panel.zero_grad)
+    assert panel.clear.isEnabled(), "a pending zero"
+    click(qtbot, panel.clear)
+    assert not panel.clear.isEnabled() and x_grad(session) == [2.0, 4.0]
+    click(qtbot, panel.backward)
+    assert panel.clear.isEnabled()
+    click(qtbot, panel.clear)
+    assert not panel.clear.isEnabled() and session.snapshot.steps is not None
+    assert len(session.snapshot.steps) == 1
+    session.set_code(SCALAR + "y.backward(retain_graph=True)\n")
+    assert not panel.clear.isEnabled(), "only the code's own call"
+    click(qtbot, panel.backward)
+    assert panel.clear.isEnabled(), "the code's call and the session's"
+    click(qtbot, panel.clear)
+    assert session.snapshot.steps is None and not panel.clear.isEnabled()
+
+
+def test_the_codes_own_backward_gets_the_fixes_in_the_panel(qtbot: QtBot, session: Session) -> None:
+    # learners.md scenario 2, typed the ordinary way: y = x**2; y.backward().
+    session.set_code(
+        "x = torch.tensor([3., 4., 10.], requires_grad=True)\ny = x**2\ny.backward()\n"
+    )
+    panel = panel_for(qtbot, session)
+    shown = {kind: b.text() for kind, b in panel.fixes.items() if b.isVisible()}
+    assert shown == {
+        "sum": "Line 3: y.sum().backward()",
+        "mean": "Line 3: y.mean().backward()",
+        "ones_like": "Line 3: y.backward(torch.ones_like(y))",
+    }
+    assert panel.note.text().startswith("Your code's backward (line 3) gives no gradient")
+    click(qtbot, panel.fixes["ones_like"])
+    assert session.snapshot.code.endswith("\ny.backward(torch.ones_like(y))\n")
+    assert session.snapshot.error is None
+    x = torch.tensor([3.0, 4.0, 10.0], requires_grad=True)
+    (x**2).sum().backward()
+    assert x.grad is not None and x_grad(session) == x.grad.tolist() == [6.0, 8.0, 20.0]
+    assert not any(b.isVisible() for b in panel.fixes.values())
 
 
 def test_live_off_waits_for_run_now(qtbot: QtBot, session: Session) -> None:

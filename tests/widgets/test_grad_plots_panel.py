@@ -8,11 +8,15 @@ import math
 import pytest
 import torch
 from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from gui.model.session import Session, Snapshot
+from gui.widgets.grad_bars import GradBars
 from gui.widgets.grad_history import GradHistory
 from gui.widgets.grad_plots_panel import GradPlotsPanel
+from gui.widgets.plot_style import set_title
 from tests.fixtures import V1, V2, X5, curves, final_marks, heights, load_lesson
 
 pytestmark = pytest.mark.slow
@@ -120,7 +124,8 @@ def test_backward_press_adds_a_history_point(panel: GradPlotsPanel, session: Ses
 
 def test_a_failed_backward_is_marked(panel: GradPlotsPanel, session: Session) -> None:
     load_lesson(session, 1)
-    session.backward()  # lesson 1 does not retain the graph: the second call fails
+    session.set_options(retain_graph=False)  # frees the graph: the next call fails
+    session.backward()
     data = panel.history("x").data
     assert data.failed == (2.0,)
     bars = panel.bars("x")
@@ -319,3 +324,42 @@ def test_an_empty_leaf_draws_no_bars_and_breaks_nothing(qtbot: QtBot, session: S
     assert not panel.bars("x").added.isVisible()
     session.set_code("x = torch.tensor([2., 3.], requires_grad=True)\ny = (x * x).sum()\n")
     assert heights(panel.bars("x"))[1] == pytest.approx([4.0, 6.0])
+
+
+def test_presentation_mode_enlarges_axes_ticks_titles_and_the_legend(
+    qtbot: QtBot, panel: GradPlotsPanel, session: Session, qapp: QApplication
+) -> None:
+    load_lesson(session, 5)
+
+    def tick_size() -> float:
+        return float(panel.bars("x").getPlotItem().getAxis("left").style["tickFont"].pointSizeF())
+
+    def legend_size() -> float:
+        labels = panel.findChild(QWidget, "gradPlotsLegend").findChildren(QLabel)
+        return max(label.font().pointSizeF() for label in labels)
+
+    normal, legend = tick_size(), legend_size()
+    old = qapp.font()
+    big = QFont(old)
+    big.setPointSizeF(max(old.pointSizeF(), 11) * 1.45)
+    qapp.setFont(big)
+    try:
+        qtbot.waitUntil(lambda: tick_size() >= normal * 1.3)
+        assert legend_size() >= legend * 1.3
+        assert panel.bars("x").getPlotItem().titleLabel.text == "x.grad after backward 2 of 2"
+    finally:
+        qapp.setFont(old)
+
+
+def test_a_title_too_long_for_its_plot_ends_in_an_ellipsis(qtbot: QtBot) -> None:
+    plot = GradBars("x", (2, 2))
+    qtbot.addWidget(plot)
+    plot.resize(150, 200)
+    plot.show()
+    set_title(plot, "x.grad after backward 2 of 2")
+    label = plot.getPlotItem().titleLabel
+    qtbot.waitUntil(lambda: label.item.toPlainText().endswith("…"))
+    assert label.text == "x.grad after backward 2 of 2", "the whole title is kept"
+    assert label.item.boundingRect().width() <= plot.width()
+    plot.resize(600, 200)  # room again: the whole title
+    qtbot.waitUntil(lambda: label.item.toPlainText() == "x.grad after backward 2 of 2")

@@ -26,6 +26,7 @@ import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from types import CodeType
 from typing import Any
 
@@ -51,7 +52,7 @@ from gui.model.engine.capture import (
 from gui.model.engine.graph_walk import Naming, walk_graph
 from gui.model.engine.recorder import ForwardRecorder
 from gui.model.engine.tensors import tensor_data
-from gui.model.request import BackwardStep, RunRequest
+from gui.model.request import BackwardStep, RunRequest, retains_graph
 from gui.model.result import Explanation, Graph, RunResult, TensorData
 
 # A training loop can call backward thousands of times; past these budgets a step records
@@ -87,6 +88,15 @@ class _Run:
         self.warned = WarningCapture(self._warning_context)
         self.last_backward_tensor: torch.Tensor | None = None
         self.backward_context = explain.ErrorContext()
+        # The backward call running now, and its number among the session's calls (1, 2...;
+        # ``None`` for the code's own): an error inside it is placed and named from these.
+        self.current_call: BackwardCall | None = None
+        self.session_call: int | None = None
+        # The last call that freed its graph: "second time" errors name it.
+        self.freed_by: _Freed | None = None
+        # The line of the code's last own backward call: where an unnamed output was made
+        # (``y.sum().backward()``), for a session call on it to point at.
+        self.last_code_backward_line: int | None = None
         self.raw_backward = _REAL_BACKWARD
 
     # -- running the code -------------------------------------------------------------
@@ -159,6 +169,7 @@ class _Run:
             zero_grad=self._grads_were_zeroed(),
             name=self.bindings.name_of(tensors),
         )
+        self.last_code_backward_line = call.line
         recorded = self.backward(call)
         if recorded.error is not None:
             raise recorded.error
@@ -178,19 +189,26 @@ class _Run:
             leaves=tuple(leaves),
         )
         detailed = self.step_count < MAX_DETAILED_STEPS and self.walked_nodes < MAX_DETAILED_NODES
-        recorded = record_backward(
-            call,
-            self.step_count,
-            leaves,
-            self.naming,
-            self.raw_backward,
-            detailed=detailed,
-            explain=self.explain,
-            retained=self.bindings.retaining(),
-        )
+        self.current_call = call
+        try:
+            recorded = record_backward(
+                call,
+                self.step_count,
+                leaves,
+                self.naming,
+                self.raw_backward,
+                detailed=detailed,
+                explain=self.explain,
+                retained=self.bindings.retaining(),
+            )
+        finally:
+            self.current_call = None
+            self.backward_context = explain.ErrorContext()
         if recorded.record.graph is not None:
             self.walked_nodes += len(recorded.record.graph.nodes)
-        self.backward_context = explain.ErrorContext()
+        if recorded.error is None:
+            freed = not call.retain_graph and not call.create_graph
+            self.freed_by = _Freed(call.source, call.line, self.session_call) if freed else None
         self.steps.add(recorded)
         self.step_count += 1
         self.last_step = recorded
@@ -223,7 +241,7 @@ class _Run:
     def run_session_steps(
         self, output: torch.Tensor, name: str | None, steps: tuple[BackwardStep, ...]
     ) -> Explanation | None:
-        for step in steps:
+        for number, step in enumerate(steps, start=1):
             if step.zero_grad:
                 self.zero_leaf_grads()
             try:
@@ -237,14 +255,20 @@ class _Run:
             call = BackwardCall(
                 tensor=output,
                 gradient=gradient,
-                retain_graph=step.retain_graph,
+                # Automatic keeps the graph for the next call (a Backward press): torch
+                # itself would free it and fail the next one.
+                retain_graph=retains_graph(steps, number - 1),
                 create_graph=step.create_graph,
                 source="session",
                 line=None,
                 zero_grad=step.zero_grad,
                 name=name,
             )
-            recorded = self.backward(call)
+            self.session_call = number
+            try:
+                recorded = self.backward(call)
+            finally:
+                self.session_call = None
             if recorded.record.error is not None:
                 return recorded.record.error
         return None
@@ -253,10 +277,64 @@ class _Run:
 
     def explain(self, exc: BaseException) -> Explanation:
         line, column = exception_position(exc)
-        if line is None and self.backward_context.tensor is not None:
-            # A session step has no line of its own: point at where its tensor is made,
-            # which is where the fix (``.sum()``, a different shape...) goes.
-            line = self.bindings.first_line.get(self.backward_context.tensor)
+        call = self.current_call
+        if line is None and call is not None:
+            # Raised inside torch's backward: the code's own call is at its line; a session
+            # call has no line of its own, so point at where its tensor is made, which is
+            # where the fix (``.sum()``, a different shape...) goes.
+            if call.source == "code":
+                line = call.line
+            elif call.name is not None:
+                line = self.bindings.first_line.get(call.name)
+            else:  # the code's own backward made it, unnamed: ``y.sum().backward()``
+                line = self.last_code_backward_line
+        if line is not None and not 1 <= line <= len(self.lines):
+            line = None  # never a line the program does not have
+        explained = self._explain_at(exc, line, column)
+        if call is not None and call.source == "session":
+            return self._session_call_explained(explained, call)
+        return explained
+
+    def _session_call_explained(self, explained: Explanation, call: BackwardCall) -> Explanation:
+        """``explained`` saying which of the session's calls failed (it has no line in the
+        code: the line marked is where its tensor is made) and, for a "second time" error,
+        which call freed the graph."""
+        args = ["v"] if call.gradient is not None else []
+        if call.retain_graph is not None:
+            args.append(f"retain_graph={call.retain_graph}")
+        written = f"backward({', '.join(args)})"
+        if call.name is not None:
+            written = f"{call.name}.{written}"
+        text = (
+            f"This is the Backward tab's call {self.session_call} (`{written}`), "
+            "not a line of your code"
+        )
+        if explained.line is not None:
+            made = f"`{call.name}`" if call.name is not None else "the tensor it differentiates"
+            text += f"; line {explained.line} is where {made} is made"
+        text += ". "
+        fix = explained.fix
+        freed = self.freed_by
+        if explained.kind == "backward-twice" and freed is not None:
+            if freed.source == "code":
+                at = f" at line {freed.line}" if freed.line is not None else ""
+                text += f"Before it, your code's own backward{at} freed the graph. "
+                fix = (
+                    f"Add retain_graph=True to the backward{at} (Keep the graph in the "
+                    "Backward tab does it), so the graph is still there for this call."
+                )
+            else:
+                text += (
+                    f"Before it, the Backward tab's call {freed.session_call} ran with "
+                    "retain_graph=False (unticked) and freed the graph. "
+                )
+                fix = (
+                    "Tick retain_graph=True again (automatic keeps the graph whenever another "
+                    "call follows), or click Keep the graph in the Backward tab."
+                )
+        return replace(explained, explanation=text + explained.explanation, fix=fix)
+
+    def _explain_at(self, exc: BaseException, line: int | None, column: int | None) -> Explanation:
         if isinstance(exc, guard.CodeRefusedAtRuntime):
             return explain.explain_refusal(
                 exc.message, _refused_construct(self._source(line)), line=line, column=column
@@ -320,6 +398,16 @@ class _Run:
             if step.walked is not None and same:
                 return step.walked.graph
         return walk_graph(output, self.naming, name).graph
+
+
+@dataclass(frozen=True)
+class _Freed:
+    """A backward call that freed its graph: the code's (at ``line``) or the session's
+    (its number, ``session_call``)."""
+
+    source: str
+    line: int | None
+    session_call: int | None
 
 
 NO_TENSOR = Explanation(

@@ -5,14 +5,19 @@ app provides (``torch``, ``tensor``, ``F``, ``math``, ``Variable``) imported at 
 slider values written in right after the line that creates each leaf (exactly how the app
 applies them), and the session's backward steps followed by prints of every leaf's
 ``.grad``. Run with plain PyTorch, it prints the gradients the app showed.
+
+Each of the session's calls (the lesson's, then one per Backward press) is written as the
+engine ran it, with a comment saying why its arguments are what they are: where the app kept
+the graph automatically because another call follows, the call says ``retain_graph=True``;
+a call that failed in the app fails here too, with the same error.
 """
 
 from __future__ import annotations
 
 import ast
 
-from gui.model.request import Program
-from gui.model.result import RunResult
+from gui.model.request import BackwardStep, Program
+from gui.model.result import RunResult, StepRecord
 
 PRELUDE = (
     "import math\n"
@@ -30,8 +35,9 @@ def _py(value: object) -> str:
     return repr(value)
 
 
-def plain_script(program: Program, result: RunResult) -> str:
-    """The script for ``program`` as run into ``result`` (which tells where leaves are made)."""
+def plain_script(program: Program, result: RunResult, zero_grad_after: bool = False) -> str:
+    """The script for ``program`` as run into ``result`` (which tells where leaves are made);
+    ``zero_grad_after``: "Zero grad" was pressed after the calls (see ``RunRequest``)."""
     lines = program.code.splitlines()
     insert_after: dict[int, list[str]] = {}
     statement_end = _statement_ends(program.code)
@@ -64,7 +70,10 @@ def plain_script(program: Program, result: RunResult) -> str:
     out.append(f"torch.manual_seed({program.seed})\n")
     out.append("# --- the program ---")
     out.extend(body)
-    out.extend(_step_lines(result))
+    out.extend(_step_lines(program, result))
+    if zero_grad_after and result.leaves and result.error is None:
+        out += ["", '# "Zero grad" pressed after the calls: x.grad.zero_() for every leaf']
+        out += _zero_lines(result.leaves)
     out.append("")
     out.append(f"print({GRADS_HEADER!r})")
     for name in result.leaves:
@@ -72,7 +81,7 @@ def plain_script(program: Program, result: RunResult) -> str:
     return "\n".join(out) + "\n"
 
 
-def _step_lines(result: RunResult) -> list[str]:
+def _step_lines(program: Program, result: RunResult) -> list[str]:
     """The session's backward calls as code, rebuilt from what the engine actually ran."""
     session_steps = [s for s in result.steps if s.source == "session"]
     if not session_steps:
@@ -83,22 +92,64 @@ def _step_lines(result: RunResult) -> list[str]:
             "",
             "# The session's backward steps ran on an unnamed tensor; name it to reproduce them.",
         ]
-    out = ["", "# --- backward steps from the session ---"]
+    # The session's own description of each call, to say whether retain_graph was chosen
+    # or automatic; only when every call was kept in the result (see RunResult.steps_left_out).
+    planned: tuple[BackwardStep, ...] = program.steps if program.steps is not None else ()
+    if not planned and program.steps is None:
+        planned = (BackwardStep(),)
+    if result.steps_left_out or len(planned) < len(session_steps):
+        planned = ()
+    out = [
+        "",
+        "# --- backward calls from the session (the Backward tab), in order ---",
+        "# Each call adds its gradients onto .grad (they accumulate) unless zeroed first.",
+    ]
     for number, step in enumerate(session_steps, start=1):
-        out.append(f"# step {number}")
+        out.append("")
+        out.append(f"# call {number}" + (" (a Backward press)" if number > 1 else ""))
         if step.zero_grad:
-            out.append(f"for leaf in ({', '.join(result.leaves)},):")
-            out.append("    if leaf.grad is not None:")
-            out.append("        leaf.grad.zero_()")
+            out.append("# zero .grad first (as set in the Backward tab)")
+            out += _zero_lines(result.leaves)
         args = []
         if step.gradient is not None:
             args.append(f"torch.tensor({_py(step.gradient.values)}, dtype={output}.dtype)")
+        chosen = planned[number - 1].retain_graph if planned else None
         if step.retain_graph:
             args.append("retain_graph=True")
+        elif chosen is False:
+            args.append("retain_graph=False")
         if step.create_graph:
             args.append("create_graph=True")
-        out.append(f"{output}.backward({', '.join(args)})")
+        call = f"{output}.backward({', '.join(args)})"
+        comment = _retain_comment(step, chosen, bool(planned), number)
+        out.append(f"{call}  # {comment}" if comment else call)
+        if step.error is not None:
+            first_line = step.error.message.splitlines()[0] if step.error.message else ""
+            out.append(f"# ^ raises here, as it did in the app: {first_line[:120]}")
+            break
     return out
+
+
+def _retain_comment(step: StepRecord, chosen: bool | None, known: bool, number: int) -> str:
+    """Why the call's ``retain_graph`` is what it is (empty: torch's default, said nothing)."""
+    if step.retain_graph:
+        if known and chosen is None:
+            return f"kept automatically: call {number + 1} follows and needs the graph"
+        return "retain_graph ticked in the Backward tab: the graph is kept"
+    if chosen is False:
+        return "retain_graph unticked in the Backward tab: this call frees the graph"
+    return ""
+
+
+def _zero_lines(leaves: tuple[str, ...]) -> list[str]:
+    """``.grad.zero_()`` on every leaf that has a gradient, as the app zeroes them."""
+    if not leaves:
+        return []
+    return [
+        f"for leaf in ({', '.join(leaves)},):",
+        "    if leaf.grad is not None:",
+        "        leaf.grad.zero_()",
+    ]
 
 
 def _statement_ends(code: str) -> dict[int, int]:

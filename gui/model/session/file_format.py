@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from gui.model.request import DEFAULT_SEED, BackwardStep, Program
@@ -385,16 +385,37 @@ def _steps(raw: object) -> tuple[BackwardStep, ...]:
         gradient = step.get("gradient")
         if gradient is not None:
             gradient = _numbers(gradient, f"{where}.gradient")
-        flags = {}
+        flags: dict[str, bool | None] = {}
         for flag in ("retain_graph", "zero_grad", "create_graph"):
-            value = step.get(flag, False)
-            if not isinstance(value, bool):
+            value = step.get(flag, None if flag == "retain_graph" else False)
+            if not isinstance(value, bool) and not (flag == "retain_graph" and value is None):
                 raise SessionFileError(
                     f"{where}.{flag}: expected true or false, got {_kind(value)}"
                 )
             flags[flag] = value
-        steps.append(BackwardStep(gradient=gradient, **flags))
-    return tuple(steps)
+        steps.append(
+            BackwardStep(
+                gradient=gradient,
+                retain_graph=flags["retain_graph"],
+                zero_grad=bool(flags["zero_grad"]),
+                create_graph=bool(flags["create_graph"]),
+            )
+        )
+    return _last_false_is_automatic(tuple(steps))
+
+
+def _last_false_is_automatic(steps: tuple[BackwardStep, ...]) -> tuple[BackwardStep, ...]:
+    """``retain_graph: false`` on the last step read as automatic (``None``).
+
+    Files written before "automatic" existed say ``false`` on every step: it was the
+    default. On the last call it changes nothing in the run (nothing follows to need the
+    graph), so it meant "default", and read as such a Backward press after it accumulates
+    instead of failing. On an earlier call it made the next one fail, and that stays: the
+    file shows the same error it always did.
+    """
+    if steps and steps[-1].retain_graph is False:
+        return (*steps[:-1], replace(steps[-1], retain_graph=None))
+    return steps
 
 
 def _numbers(value: object, where: str, depth: int = 0) -> NestedValues:
@@ -499,18 +520,22 @@ def session_to_dict(document: Document) -> dict[str, Any]:
     if program.output is not None:
         data["output"] = program.output
     if program.steps is not None:
-        data["backward"] = [
-            {
-                "gradient": None if s.gradient is None else encode_numbers(s.gradient),
-                "retain_graph": s.retain_graph,
-                "zero_grad": s.zero_grad,
-                "create_graph": s.create_graph,
-            }
-            for s in program.steps
-        ]
+        data["backward"] = [_step_to_dict(s) for s in program.steps]
     data["seed"] = program.seed
     if program.retain_grad:
         data["retain_grad"] = list(program.retain_grad)
+    return data
+
+
+def _step_to_dict(step: BackwardStep) -> dict[str, Any]:
+    """One step's object; ``retain_graph`` only when chosen (absent: automatic)."""
+    data: dict[str, Any] = {
+        "gradient": None if step.gradient is None else encode_numbers(step.gradient)
+    }
+    if step.retain_graph is not None:
+        data["retain_graph"] = step.retain_graph
+    data["zero_grad"] = step.zero_grad
+    data["create_graph"] = step.create_graph
     return data
 
 

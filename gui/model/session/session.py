@@ -85,6 +85,8 @@ class Session:
         self._selected_step: int | None = None
         self._path: str | None = None
         self._saved_state: SessionState | None = self._state
+        # What the backward calls were last seen to fit (see steps.refit); None after a load.
+        self._fitted: backward_steps.OutputKey | None = None
         self._snapshot = self._make_snapshot(frozenset())
 
     # -- reading -----------------------------------------------------------------------
@@ -157,7 +159,7 @@ class Session:
     def set_output(self, name: str | None) -> None:
         """Which tensor the session's backward calls differentiate (``None``: automatic).
 
-        A different tensor has a different shape, so the gradient goes back to implicit.
+        The calls were made for another tensor: back to one call, implicit gradient.
         """
         if name == self._state.program.output:
             return
@@ -198,7 +200,9 @@ class Session:
         zero_grad: bool | None = None,
         create_graph: bool | None = None,
     ) -> None:
-        """Options of the last backward call; ``zero_grad`` zeroes grads before it."""
+        """Options of the last backward call (``None``: left as it is); ``zero_grad`` zeroes
+        grads before it. A ``retain_graph`` given here is explicit: ``False`` frees the graph
+        after the call even when another follows, as torch does (its error is the lesson)."""
         options = {
             "retain_graph": retain_graph,
             "zero_grad": zero_grad,
@@ -234,17 +238,28 @@ class Session:
         self._change(backward_steps.press_zero_grad(self._state), {"steps"}, force_run=True)
 
     def clear_steps(self) -> None:
-        """Back to a single backward call with the current gradient and options."""
-        self._edit_step(backward_steps.clear(self._state))
+        """Back to a single backward call with the current gradient and options (none when
+        the code calls backward itself), nothing pending."""
+        state = backward_steps.clear(self._state, self.snapshot.code_calls_backward)
+        if state != self._state:
+            self._change(state, {"steps"})
 
     def apply_fix(self, kind: fixes.FixKind) -> None:
         """One click on a suggested fix (see :attr:`Snapshot.fixes` and :mod:`.fixes`)."""
+        old = self._state.program
         state = fixes.with_fix(self._state, kind, self.snapshot.result)
         if state == self._state:
             return
-        changed = (
-            {"steps"} if kind in ("ones_like", "retain_graph") else {"code", "output", "steps"}
-        )
+        new = state.program
+        changed = {
+            name
+            for name, differs in (
+                ("code", new.code != old.code),
+                ("output", new.output != old.output),
+                ("steps", new.steps != old.steps),
+            )
+            if differs
+        }
         self._change(state, changed)
 
     # -- running -----------------------------------------------------------------------
@@ -324,7 +339,8 @@ class Session:
             return
         self._latest = computed
         self._settle_ranges(computed.result)
-        if self._drop_outgrown_gradients(computed.result):
+        refitted = self._refit_steps(computed)
+        if refitted:
             self._rerun = True
         if computed.result.graph is not None or self._shown is None:
             self._show(computed)
@@ -332,7 +348,7 @@ class Session:
         if self._rerun:
             self._rerun = False
             pending = self._claim_run()
-        self._emit({"result"})
+        self._emit({"result", *refitted})
         self._submit(pending)
         self._relayout_if_needed()  # laid out before the saved-tensor setting changed
 
@@ -358,19 +374,27 @@ class Session:
             current[GRADIENT_RANGE] = self._snapshot.current_step.gradient
         self._default_ranges.settle(current)
 
-    def _drop_outgrown_gradients(self, result: RunResult) -> bool:
-        old = self._shown.result.output_value if self._shown is not None else None
-        new = result.output_value
-        kept = backward_steps.without_outgrown_gradients(
-            self._state.program.steps,
-            None if old is None else old.shape,
-            None if new is None else new.shape,
-        )
-        if kept is None:
-            return False
-        self._state = self._state.with_program(steps=kept)
+    def _refit_steps(self, computed: Computed) -> set[str]:
+        """Put back backward calls that no longer fit the output (see :func:`.steps.refit`);
+        what changed (empty: nothing). Judged only on a result of the current state: an
+        older one is followed by a run that is."""
+        if computed.request != self.request():
+            return set()
+        result = computed.result
+        key = backward_steps.output_key(result)
+        if key is None:
+            return set()
+        old, self._fitted = self._fitted, key
+        unknown = result.error is not None and result.error.kind == "unknown-output"
+        state = backward_steps.refit(self._state, old, key, unknown)
+        if state == self._state:
+            return set()
+        changed = {"steps"}
+        if state.program.output != self._state.program.output:
+            changed.add("output")
+        self._state = state
         self._generation += 1
-        return True
+        return changed
 
     # -- view ------------------------------------------------------------------------
 
@@ -433,6 +457,7 @@ class Session:
         self._shown = None
         self._views = ResultViews()
         self._latest = None
+        self._fitted = None  # the file's calls are what it asks for
         self._change(state, {"code", "values", "ranges", "output", "steps", "file"}, force_run=True)
 
     def open(self, path: str | os.PathLike[str]) -> None:
@@ -457,7 +482,8 @@ class Session:
         shown = self._shown
         if shown is None:
             raise ValueError("nothing has run yet")
-        script = plain_script(shown.request.program, shown.result)
+        request = shown.request
+        script = plain_script(request.program, shown.result, request.zero_grad_after)
         write_export(shown.result, script, Path(out_dir))
 
     # -- emitting ----------------------------------------------------------------------

@@ -222,7 +222,24 @@ class Snapshot:
     def code_calls_backward(self) -> bool:
         return self.result is not None and any(s.source == "code" for s in self.result.steps)
 
-    @property
+    @cached_property
     def fixes(self) -> tuple[FixKind, ...]:
-        """The one-click fixes that answer the newest error, if any."""
-        return fixes_for(self.error, self.result)
+        """The one-click fixes that answer the newest error, if any (a backward call's, made
+        by the session or by the code: see :mod:`.fixes`)."""
+        return fixes_for(self.error, self.result, self.program)
+
+    @property
+    def code_calls(self) -> int:
+        """How many backward calls the code itself made in the shown result."""
+        return 0 if self.result is None else sum(s.source == "code" for s in self.result.steps)
+
+    @property
+    def can_clear(self) -> bool:
+        """Whether "Clear steps" would change anything (see :func:`.steps.can_clear`)."""
+        return backward_steps.can_clear(self.state, self.code_calls)
+
+    @property
+    def keeps_graph(self) -> bool:
+        """Whether the last call keeps its graph for another: automatic does (a Backward
+        press after it accumulates), as does an explicit ``retain_graph=True``."""
+        return self.current_step.retain_graph is not False

@@ -4,16 +4,21 @@ A run is the user's program replayed from scratch, followed by the session's bac
 (``program.steps``). The gradient and option controls edit the *last* call; "Backward" adds
 another (so ``.grad`` accumulates, as in torch) and "Zero grad" zeroes every leaf's ``.grad``
 after the calls. Pure functions from one :class:`SessionState` to the next.
+
+Calls are made for one output: when edited code differentiates another tensor, one of
+another shape, or starts or stops calling ``backward`` itself, the calls no longer fit, and
+:func:`refit` puts them back to one call with an implicit gradient rather than let hidden
+leftovers raise an error about a program the user no longer has.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from gui.model import nested
 from gui.model.request import BackwardStep
-from gui.model.result import NestedValues
+from gui.model.result import NestedValues, RunResult
 from gui.model.session.state import SessionState
 
 Preset = Literal["ones", "zeros", "one_hot", "scale"]
@@ -39,11 +44,21 @@ def edit_last(state: SessionState, **fields: Any) -> SessionState:
 
 
 def with_output(state: SessionState, name: str | None) -> SessionState:
-    """Differentiate ``name`` instead: a different tensor has a different shape, so every
-    gradient goes back to implicit."""
+    """Differentiate ``name`` instead: the calls were made for another tensor, so they go
+    back to one call with an implicit gradient (see :func:`refit`)."""
+    return reset(state.with_program(output=name))
+
+
+def reset(state: SessionState) -> SessionState:
+    """One call with an implicit gradient and the current options, nothing pending: what
+    is left of calls that no longer fit the output. Without calls (``None``) it stays so."""
     steps = state.program.steps
-    implicit = None if steps is None else tuple(replace(st, gradient=None) for st in steps)
-    return state.with_program(output=name, steps=implicit)
+    if steps is None:
+        return replace(state, zero_after=False, one_off_zero=None)
+    last = replace(
+        current_step(steps), gradient=None, zero_grad=zeroes_each(steps, state.one_off_zero)
+    )
+    return replace(state.with_program(steps=(last,)), zero_after=False, one_off_zero=None)
 
 
 def press_backward(state: SessionState, code_calls_backward: bool) -> SessionState:
@@ -69,11 +84,22 @@ def press_zero_grad(state: SessionState) -> SessionState:
     return replace(state, zero_after=True)
 
 
-def clear(state: SessionState) -> SessionState:
-    """Back to a single backward call with the current gradient and options."""
+def clear(state: SessionState, code_calls_backward: bool = False) -> SessionState:
+    """Back to a single backward call with the current gradient and options; none at all
+    when the code calls backward itself (its own calls are the ones to keep)."""
     steps = state.program.steps
+    if code_calls_backward:
+        return replace(state.with_program(steps=None), zero_after=False, one_off_zero=None)
     last = replace(current_step(steps), zero_grad=zeroes_each(steps, state.one_off_zero))
     return replace(state.with_program(steps=(last,)), zero_after=False, one_off_zero=None)
+
+
+def can_clear(state: SessionState, code_calls: int) -> bool:
+    """Whether "Clear steps" changes anything: more than one call (the session's, or the
+    session's after the code's ``code_calls``) or a pending "Zero grad"."""
+    steps = state.program.steps
+    session_calls = len(steps) if steps is not None else (0 if code_calls else 1)
+    return state.zero_after or session_calls > 1 or (session_calls > 0 and code_calls > 0)
 
 
 def preset_gradient(
@@ -95,21 +121,41 @@ def preset_gradient(
     return nested.scaled(base, factor)
 
 
-def without_outgrown_gradients(
-    steps: tuple[BackwardStep, ...] | None,
-    old_shape: tuple[int, ...] | None,
-    new_shape: tuple[int, ...] | None,
-) -> tuple[BackwardStep, ...] | None:
-    """The steps with gradients that fitted the output's old shape back to implicit, when
-    edited code changed that shape (a leftover [[1, 0], [1, 0]] would only raise a shape
-    error about a tensor the user no longer has); ``None`` when nothing changes. Gradients
-    that never fitted (an old tutorial's ``[1, 0]``) stay: their error is the lesson."""
-    if not steps or old_shape is None or new_shape is None or old_shape == new_shape:
-        return None
-    kept = tuple(
-        replace(st, gradient=None)
-        if st.gradient is not None and nested.shape_of(st.gradient) == old_shape
-        else st
-        for st in steps
-    )
-    return None if kept == steps else kept
+@dataclass(frozen=True)
+class OutputKey:
+    """What a session's calls were made for: the output's name and shape, and whether the
+    code calls ``backward`` itself (then the session's calls come after the code's)."""
+
+    name: str | None
+    shape: tuple[int, ...] | None
+    code_calls_backward: bool
+
+
+def output_key(result: RunResult) -> OutputKey | None:
+    """``result``'s :class:`OutputKey`, or ``None`` when its code did not run to the end
+    (broken while being typed): such a run says nothing about what the calls fit."""
+    error = result.error
+    if error is not None and error.kind != "unknown-output":
+        failed = result.steps[-1] if result.steps else None
+        if failed is None or failed.source != "session" or failed.error is None:
+            return None  # the code's own error (or its own backward's): it did not finish
+    shape = None if result.output_value is None else result.output_value.shape
+    code_calls = any(s.source == "code" for s in result.steps)
+    return OutputKey(result.output, shape, code_calls)
+
+
+def refit(
+    state: SessionState, old: OutputKey | None, new: OutputKey, unknown_output: bool = False
+) -> SessionState:
+    """``state`` with calls that do not fit the output any more put back (see the module
+    docstring): one call with an implicit gradient, none when the code now calls backward
+    itself. A chosen ``output`` the code no longer defines (``unknown_output``) goes back
+    to automatic. Unchanged when the output is the same one (``old`` is ``None`` for the
+    first run after a load: the file's calls are what it asks for)."""
+    if unknown_output and state.program.output is not None:
+        state = state.with_program(output=None)
+    if old is None or old == new:
+        return state
+    if new.code_calls_backward and not old.code_calls_backward:
+        return replace(state.with_program(steps=None), zero_after=False, one_off_zero=None)
+    return reset(state)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from gui.model import nested
 from gui.model.result import FULL_VALUES_LIMIT, RunResult
 from gui.model.session import FixKind, Snapshot
+from gui.model.session.fixes import failed_call, planned_code_fix
 from gui.model.tensor_format import format_shape
 
 IMPLICIT_LABEL = "gradient (implicit 1.0)"
@@ -21,6 +22,39 @@ FIX_TEXT: dict[FixKind, str] = {
     "ones_like": "gradient = torch.ones_like({out})",
     "retain_graph": "Keep the graph (retain_graph=True)",
 }
+# What the retain_graph box means, for each value of the last call's retain_graph.
+RETAIN_NOTES: dict[bool | None, str] = {
+    None: "Automatic: kept while another call follows, so each Backward adds up. Untick to "
+    "free it after this call, as torch does by default: the next call then fails.",
+    True: "Kept after this call (you ticked it).",
+    False: "Freed after this call (you unticked it): pressing Backward again shows torch's error.",
+}
+
+
+# A fix button shows at most this many characters (a long call would widen the panel);
+# its tooltip has the whole text.
+FIX_TEXT_CHARS = 48
+
+
+def fix_tooltip(snapshot: Snapshot, kind: FixKind) -> str:
+    """What a fix does, in full: the rewritten call for the code's own backward
+    (``"Line 3: y.sum().backward()"``), else what it does to the session's call."""
+    fix = planned_code_fix(snapshot.error, snapshot.result, snapshot.program, kind)
+    if fix is not None:
+        return f"Line {fix.line}: {' '.join(fix.after.split())}"
+    out = (snapshot.result.output if snapshot.result else None) or "output"
+    return FIX_TEXT[kind].format(out=out)
+
+
+def fix_text(snapshot: Snapshot, kind: FixKind) -> str:
+    """A fix button's text: :func:`fix_tooltip`, cut to :data:`FIX_TEXT_CHARS`."""
+    text = fix_tooltip(snapshot, kind)
+    return text if len(text) <= FIX_TEXT_CHARS else text[: FIX_TEXT_CHARS - 1] + "…"
+
+
+def retain_graph_note(snapshot: Snapshot) -> str:
+    """What the retain_graph box does for the last call now."""
+    return RETAIN_NOTES[snapshot.current_step.retain_graph]
 
 
 def gradient_note(snapshot: Snapshot, shape: tuple[int, ...] | None) -> str:
@@ -32,6 +66,13 @@ def gradient_note(snapshot: Snapshot, shape: tuple[int, ...] | None) -> str:
     if out_shape is None:
         return "Nothing to differentiate: no tensor in the code has a grad_fn."
     out = result.output or "the output"
+    failed = failed_call(snapshot.error, result)
+    if failed is not None and failed.source == "code" and "sum" in snapshot.fixes:
+        return (
+            f"Your code's backward (line {failed.line}) gives no gradient, and {out} has "
+            f"shape {format_shape(out_shape)}: torch needs one for a non-scalar output. "
+            "A fix below rewrites that line."
+        )
     if snapshot.current_step.gradient is None and nested.numel(out_shape) != 1:
         return (
             "No gradient given: torch needs one for a non-scalar output "
@@ -58,7 +99,8 @@ def status_text(snapshot: Snapshot) -> str:
     if snapshot.zero_after:
         text += ", then .grad zeroed"
     if steps and steps[-1].error is not None:
-        text += "\nThe last call failed: see the error."
+        which = f" (call {steps[-1].index + 1})" if steps[-1].index else ""
+        text += f"\nThe last call{which} failed: see the error."
     lines = sorted({s.line for s in steps if s.source == "code" and s.line is not None})
     if snapshot.code_calls_backward and not snapshot.steps:
         where = ", ".join(str(n) for n in lines)

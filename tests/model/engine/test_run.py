@@ -8,7 +8,7 @@ import torch
 from gui.model.engine.run import run_program
 from gui.model.request import BackwardStep, Program, RunRequest
 from gui.model.result import RunResult
-from tests.fixtures import approx
+from tests.fixtures import V1, V2, approx, cube_grad, shown
 
 CHAIN = "x = torch.randn(2, 2, requires_grad=True)\ny = 2 * x\nz = y ** 3\n"
 X = [[1.3448, -0.2924], [-0.4746, 0.8842]]
@@ -21,6 +21,11 @@ def plain_chain(v: list[list[float]]) -> tuple[torch.Tensor, torch.Tensor, torch
     z = y**3
     z.backward(torch.tensor(v))
     return x, y, z
+
+
+def grad_of(result: RunResult, name: str = "x") -> object:
+    grad = result.tensors[name].grad
+    return None if grad is None else grad.values
 
 
 def run_chain(x: object, gradient: object = ONES) -> RunResult:
@@ -320,3 +325,84 @@ def test_an_empty_output_meets_torchs_own_error_not_an_app_bug() -> None:
     assert result.error.message == str(plain.value)
     empty_sum = run_program(RunRequest(Program(code=code + "y = (h * 2).sum()\n")))
     assert empty_sum.error is None and empty_sum.tensors["h"].grad.values == []  # type: ignore[union-attr]
+
+
+# -- the session's backward calls: automatic retain_graph, and where a failed one points -----
+
+LESSON_3 = "x = torch.randn(1, 1, requires_grad=True)\ny = 2 * x\nz = y ** 3\n"
+
+
+def test_automatic_calls_accumulate_like_retain_graph_true() -> None:
+    # Three Backward presses on learners.md scenario 3: x.grad adds up, no error.
+    steps = (BackwardStep(), BackwardStep(), BackwardStep())
+    result = run_program(RunRequest(Program(LESSON_3, values={"x": [[-1.2095]]}, steps=steps)))
+    x = torch.tensor([[-1.2095]], requires_grad=True)
+    z = (2 * x) ** 3
+    z.backward(retain_graph=True)
+    z.backward(retain_graph=True)
+    z.backward()
+    assert result.error is None
+    assert grad_of(result) == x.grad.tolist()  # type: ignore[union-attr]
+    assert grad_of(result) == approx([[3 * 35.11]], abs=0.01)
+    assert [s.retain_graph for s in result.steps] == [True, True, False], "kept, kept, freed"
+
+
+def test_scenario_five_accumulates_without_asking_for_retain_graph() -> None:
+    steps = (BackwardStep(gradient=V1), BackwardStep(gradient=V2))
+    result = run_program(RunRequest(Program(CHAIN, values={"x": X}, steps=steps)))
+    assert result.error is None
+    assert grad_of(result) == cube_grad(X, V1, V2).tolist()
+    assert shown(cube_grad(X, V1, V2)) == "[[43.40, 2.052], [5.406, 18.76]]"
+
+
+def test_explicit_false_before_another_call_is_torchs_error_named_at_the_right_place() -> None:
+    steps = (BackwardStep(), BackwardStep(retain_graph=False), BackwardStep())
+    result = run_program(RunRequest(Program(LESSON_3, values={"x": [[-1.2095]]}, steps=steps)))
+    x = torch.tensor([[-1.2095]], requires_grad=True)
+    z = (2 * x) ** 3
+    z.backward(retain_graph=True)
+    z.backward(retain_graph=False)
+    with pytest.raises(RuntimeError) as raised:
+        z.backward()
+    error = result.error
+    assert error is not None and error.kind == "backward-twice"
+    assert error.message == str(raised.value)
+    assert error.line == 3, "a session call has no line: the line that made z"
+    assert error.explanation.startswith(
+        "This is the Backward tab's call 3 (`z.backward()`), not a line of your code; "
+        "line 3 is where `z` is made. Before it, the Backward tab's call 2 ran with "
+        "retain_graph=False (unticked) and freed the graph."
+    )
+    assert "Keep the graph" in error.fix
+    assert result.steps[-1].error == error
+    assert grad_of(result) == x.grad.tolist(), "the two calls before it still added up"  # type: ignore[union-attr]
+
+
+def test_a_session_call_after_the_codes_own_backward_names_that_line() -> None:
+    code = "x = torch.tensor([1., 2.], requires_grad=True)\n\ny = (x ** 2).sum()\ny.backward()\n"
+    result = run_program(RunRequest(Program(code, steps=(BackwardStep(),))))
+    error = result.error
+    assert error is not None and error.kind == "backward-twice"
+    assert error.line == 3, "where y is made"
+    assert "your code's own backward at line 4 freed the graph" in error.explanation
+    assert "retain_graph=True to the backward at line 4" in error.fix
+
+
+def test_an_unnamed_output_points_at_the_codes_backward_line() -> None:
+    code = "x = torch.tensor([1., 2.], requires_grad=True)\ny = x ** 2\ny.sum().backward()\n"
+    result = run_program(RunRequest(Program(code, steps=(BackwardStep(),))))
+    error = result.error
+    assert error is not None and error.kind == "backward-twice"
+    assert result.output is None and error.line == 3
+    assert "the Backward tab's call 1 (`backward()`)" in error.explanation
+
+
+def test_the_codes_own_failing_backward_is_placed_at_its_own_line() -> None:
+    code = "x = torch.tensor([1., 2.], requires_grad=True)\ny = x ** 2\nprint(y)\ny.backward()\n"
+    result = run_program(RunRequest(Program(code)))
+    assert result.error is not None and result.error.kind == "non-scalar-backward"
+    failed = result.steps[-1]
+    assert failed.source == "code" and failed.line == 4
+    assert failed.error is not None and failed.error.line == 4, "the call's line, not y's"
+    assert result.error.line == 4
+    assert "Backward tab" not in result.error.explanation

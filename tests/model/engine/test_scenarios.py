@@ -173,16 +173,32 @@ def test_zeroing_between_calls_shows_each_alone() -> None:
 
 
 def test_second_backward_without_retain_graph_fails() -> None:
+    # The demonstration stays: retain_graph=False chosen explicitly frees the graph.
     steps = (
-        BackwardStep(gradient=[[1.0, 0.0], [1.0, 0.0]]),
+        BackwardStep(gradient=[[1.0, 0.0], [1.0, 0.0]], retain_graph=False),
         BackwardStep(gradient=[[0.0, 1.0], [0.0, 1.0]]),
     )
     result = run_lesson("05-gradients-accumulate", steps=steps)
+    x = torch.tensor([[1.3448, -0.2924], [-0.4746, 0.8842]], requires_grad=True)
+    z = (2 * x) ** 3
+    z.backward(torch.tensor([[1.0, 0.0], [1.0, 0.0]]))
+    with pytest.raises(RuntimeError) as raised:
+        z.backward(torch.tensor([[0.0, 1.0], [0.0, 1.0]]))
     assert result.error is not None
     assert result.error.kind == "backward-twice"
-    assert result.error.message.startswith("Trying to backward through the graph a second time")
+    assert result.error.message == str(raised.value)
     assert "retain_graph=True" in result.error.fix
     assert result.steps[0].error is None and result.steps[1].error is not None
+    assert grad(result, "x") == x.grad.tolist(), "the first call's gradient stays"
+
+
+def test_the_lessons_calls_keep_the_graph_automatically() -> None:
+    # Lesson 5 sets no retain_graph: the app keeps the graph for the call that follows.
+    program = load_session(lesson("05-gradients-accumulate")).program
+    assert program.steps is not None and [s.retain_graph for s in program.steps] == [None, None]
+    result = run_lesson("05-gradients-accumulate")
+    assert result.error is None
+    assert [s.retain_graph for s in result.steps] == [True, False], "kept, then freed"
 
 
 def test_old_style_gradient_for_a_matrix_output_is_a_shape_error() -> None:

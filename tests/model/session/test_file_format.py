@@ -384,3 +384,45 @@ def test_a_document_that_would_not_load_is_not_saved(tmp_path: Path) -> None:
     with pytest.raises(SessionFileError, match=r"^code: 120,000 characters is too long"):
         save_session(too_long, path)
     assert path.read_text() == "old"
+
+
+# -- retain_graph: automatic unless chosen ------------------------------------------------------
+
+
+def test_retain_graph_is_automatic_unless_the_file_chooses() -> None:
+    steps = parse_session(
+        doc(backward=[{}, {"retain_graph": True}, {"retain_graph": None}, {}])
+    ).program.steps
+    assert steps is not None
+    assert [s.retain_graph for s in steps] == [None, True, None, None]
+
+
+def test_an_old_false_reads_as_it_ran() -> None:
+    # Old files wrote "retain_graph": false on every step (it was the default). On the last
+    # call it changed nothing and means "default"; before another call it made that call
+    # fail, and the file keeps showing that error.
+    (single,) = parse_session(doc(backward=[{"retain_graph": False}])).program.steps or ()
+    assert single.retain_graph is None
+    first, last = (
+        parse_session(
+            doc(backward=[{"retain_graph": False}, {"retain_graph": False}])
+        ).program.steps
+        or ()
+    )
+    assert (first.retain_graph, last.retain_graph) == (False, None)
+
+
+def test_retain_graph_is_written_only_when_chosen() -> None:
+    program = Program(
+        code="c",
+        steps=(BackwardStep(retain_graph=False), BackwardStep(), BackwardStep(retain_graph=True)),
+    )
+    written = session_to_dict(Document(program))["backward"]
+    assert ["retain_graph" in step for step in written] == [True, False, True]
+    assert parse_session(json.dumps(session_to_dict(Document(program)))).program == program
+
+
+def test_the_lessons_leave_retain_graph_automatic() -> None:
+    for path in lesson_paths():
+        raw = json.loads(path.read_text())
+        assert all("retain_graph" not in step for step in raw.get("backward", [])), path.name

@@ -7,6 +7,7 @@ call returns with its result. Expected numbers are written the ordinary way with
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 import torch
@@ -25,7 +26,7 @@ from gui.model.session import (
 )
 from gui.model.session.ranges import default_range
 from gui.resources import lesson
-from tests.fixtures import approx
+from tests.fixtures import V1, V2, X5, approx, cube_grad
 
 VECTOR = "x = torch.tensor([1., 2., 3.], requires_grad=True)\ny = x * x\n"
 
@@ -114,17 +115,24 @@ def test_backward_button_accumulates_and_retain_graph_fix() -> None:
     session, _ = make("x = torch.tensor([1., 2.], requires_grad=True)\ny = (x ** 3).sum()\n")
     session.backward()
     snap = session.snapshot
+    assert snap.error is None, "the graph is kept automatically for the second call"
+    assert snap.steps == (BackwardStep(), BackwardStep())
+    session.set_options(retain_graph=False)  # unticked: freed after the last call
+    session.backward()
+    snap = session.snapshot
     assert snap.error is not None and snap.error.kind == "backward-twice"
     assert snap.fixes == ("retain_graph",)
     session.apply_fix("retain_graph")
     snap = session.snapshot
-    assert snap.error is None and snap.steps is not None and snap.steps[0].retain_graph
+    assert snap.error is None and snap.steps is not None
+    assert all(st.retain_graph is None for st in snap.steps), "automatic again"
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     y = (x**3).sum()
     y.backward(retain_graph=True)
+    y.backward(retain_graph=True)
     y.backward()
-    assert grad(snap) == x.grad.tolist() == [6.0, 24.0]
-    assert len(snap.result.steps) == 2  # type: ignore[union-attr]
+    assert grad(snap) == x.grad.tolist() == [9.0, 36.0]
+    assert len(snap.result.steps) == 3  # type: ignore[union-attr]
 
 
 def test_zero_grad_then_backward_starts_from_zero() -> None:
@@ -138,6 +146,7 @@ def test_zero_grad_then_backward_starts_from_zero() -> None:
     assert snap.steps is not None and snap.steps[-1].zero_grad and not snap.zero_after
     session.clear_steps()
     assert session.snapshot.steps == (BackwardStep(retain_graph=True),)
+    assert not session.snapshot.can_clear
 
 
 def test_lesson_five_presets_reproduce_accumulation() -> None:
@@ -387,3 +396,171 @@ def test_zero_grad_press_is_one_off_and_the_option_persists() -> None:
     session.backward()
     snap = session.snapshot
     assert snap.zero_each and grad(snap) == [2.0, 4.0], "the option zeroes before every call"
+
+
+# -- Backward pressed again and again; calls that no longer fit; fixes for the code's call ----
+
+LESSON_3_X = 35.109  # x.grad after one z.backward() in lesson 3 (learners.md: 35.11)
+
+
+def lesson_3_grad(calls: int) -> list[list[float]]:
+    x = torch.tensor([[-1.2095]], requires_grad=True)
+    z = (2 * x) ** 3
+    for _ in range(calls):
+        z.backward(retain_graph=True)
+    assert x.grad is not None
+    return x.grad.tolist()
+
+
+def test_pressing_backward_again_and_again_accumulates() -> None:
+    session, _ = make()
+    session.load(load_session(lesson("03-chain-rule-leaves-only")))
+    assert grad(session.snapshot) == approx([[LESSON_3_X]], abs=0.01)
+    for calls in (2, 3, 4):
+        session.backward()
+        snap = session.snapshot
+        assert snap.error is None, f"press {calls - 1}"
+        assert grad(snap) == lesson_3_grad(calls)
+        assert snap.keeps_graph
+
+
+def test_unticking_retain_graph_then_pressing_shows_torchs_error_at_the_right_place() -> None:
+    session, _ = make()
+    session.load(load_session(lesson("03-chain-rule-leaves-only")))
+    session.backward()
+    session.set_options(retain_graph=False)
+    assert session.snapshot.error is None, "the last call may free the graph"
+    assert not session.snapshot.keeps_graph
+    session.backward()
+    snap = session.snapshot
+    error = snap.error
+    assert error is not None and error.kind == "backward-twice"
+    assert error.message.startswith("Trying to backward through the graph a second time")
+    assert error.line == 3 and snap.code.splitlines()[2] == "z = y ** 3"
+    assert "This is the Backward tab's call 3" in error.explanation
+    assert "call 2 ran with retain_graph=False" in error.explanation
+    assert grad(snap) == lesson_3_grad(2), "the first two calls still added up"
+
+
+def test_calls_for_the_same_output_are_kept_and_counted() -> None:
+    session, _ = make()
+    session.load(load_session(lesson("05-gradients-accumulate")))
+    code = "x = torch.randn(2, 2, requires_grad=True)\ny = 3 * x\nz = y ** 3\n"
+    session.set_code(code)
+    snap = session.snapshot
+    assert snap.error is None and snap.steps is not None and len(snap.steps) == 2
+    x = torch.tensor(X5, requires_grad=True)
+    z = (3 * x) ** 3
+    z.backward(torch.tensor(V1), retain_graph=True)
+    z.backward(torch.tensor(V2))
+    assert grad(snap) == x.grad.tolist()
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "x = torch.randn(2, 2, requires_grad=True)\nw = 2 * x\n",  # another output
+        "x = torch.randn(2, 2, requires_grad=True)\nz = (2 * x).sum()\n",  # another shape
+        "x = torch.randn(2, requires_grad=True)\nz = 2 * x\n",  # another shape, same name
+    ],
+)
+def test_calls_that_do_not_fit_new_code_go_back_to_one_implicit_call(code: str) -> None:
+    session, _ = make()
+    session.load(load_session(lesson("05-gradients-accumulate")))
+    session.zero_grad()
+    session.set_code(code)
+    snap = session.snapshot
+    assert snap.steps == (BackwardStep(),) and not snap.zero_after
+    assert not snap.can_clear
+    assert snap.error is None or snap.error.kind == "non-scalar-backward", "torch's own error"
+    if snap.error is not None:
+        assert snap.error.line == 2 and snap.fixes == ("sum", "mean", "ones_like")
+
+
+def test_broken_code_while_typing_keeps_the_calls() -> None:
+    session, _ = make()
+    session.load(load_session(lesson("05-gradients-accumulate")))
+    steps = session.snapshot.steps
+    for broken in (
+        "x = torch.randn(2, 2, requires_grad=True)\ny = 2 * x\nz = y **\n",
+        "x = torch.randn(2, 2, requires_grad=True)\ny = 2 * xx\nz = y ** 3\n",
+    ):
+        session.set_code(broken)
+        assert session.snapshot.steps == steps
+    session.set_code("x = torch.randn(2, 2, requires_grad=True)\ny = 2 * x\nz = y ** 3\n")
+    assert session.snapshot.error is None
+    assert grad(session.snapshot) == cube_grad(X5, V1, V2).tolist()
+
+
+def test_code_that_calls_backward_itself_drops_hidden_calls_no_false_error() -> None:
+    session, _ = make()
+    session.load(load_session(lesson("03-chain-rule-leaves-only")))
+    session.backward()
+    session.backward()
+    session.set_code(session.snapshot.code + "z.backward()\n")
+    snap = session.snapshot
+    assert snap.error is None and snap.steps is None
+    assert grad(snap) == lesson_3_grad(1)
+    assert not snap.can_clear
+
+
+def test_an_output_the_code_no_longer_has_goes_back_to_automatic() -> None:
+    session, _ = make("x = torch.tensor([1., 2.], requires_grad=True)\nh = x * 3\nloss = h.sum()\n")
+    session.set_output("h")
+    session.set_gradient([1.0, 0.0])
+    session.set_code("x = torch.tensor([1., 2.], requires_grad=True)\nloss = (x * 3).sum()\n")
+    snap = session.snapshot
+    assert snap.output is None and snap.error is None and snap.steps == (BackwardStep(),)
+    assert grad(snap) == [3.0, 3.0]
+
+
+def test_clear_steps_with_the_codes_own_backward_leaves_only_the_codes() -> None:
+    session, _ = make(
+        "x = torch.tensor([1., 2.], requires_grad=True)\ny = (x**2).sum()\n"
+        "y.backward(retain_graph=True)\n"
+    )
+    session.backward()
+    snap = session.snapshot
+    assert snap.error is None and snap.steps == (BackwardStep(),) and snap.can_clear
+    assert grad(snap) == [4.0, 8.0]
+    session.clear_steps()
+    snap = session.snapshot
+    assert snap.steps is None and grad(snap) == [2.0, 4.0] and not snap.can_clear
+
+
+@pytest.mark.parametrize(
+    ("kind", "line", "plain"),
+    [
+        ("sum", "y.sum().backward()", lambda y: y.sum().backward()),
+        ("mean", "y.mean().backward()", lambda y: y.mean().backward()),
+        ("ones_like", "y.backward(torch.ones_like(y))", lambda y: y.backward(torch.ones_like(y))),
+    ],
+)
+def test_the_fixes_rewrite_the_codes_own_backward(
+    kind: str, line: str, plain: Callable[[torch.Tensor], None]
+) -> None:
+    code = "x = torch.tensor([1., 2., 3.], requires_grad=True)\ny = x * x\ny.backward()\n"
+    session, _ = make(code)
+    snap = session.snapshot
+    assert snap.error is not None and snap.error.line == 3
+    assert snap.fixes == ("sum", "mean", "ones_like")
+    session.apply_fix(kind)  # type: ignore[arg-type]
+    snap = session.snapshot
+    assert snap.code == code.replace("y.backward()", line)
+    assert snap.error is None and snap.fixes == ()
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    plain(x * x)
+    assert grad(snap) == x.grad.tolist()
+
+
+def test_export_writes_every_press(tmp_path: Path) -> None:
+    session, _ = make()
+    session.load(load_session(lesson("03-chain-rule-leaves-only")))
+    session.backward()
+    session.backward()
+    session.zero_grad()
+    session.export(tmp_path)
+    script = (tmp_path / "script.py").read_text()
+    assert script.count("z.backward(retain_graph=True)  # kept automatically") == 2
+    assert script.count("z.backward()") == 1
+    assert '"Zero grad" pressed after the calls' in script

@@ -5,9 +5,14 @@ from __future__ import annotations
 from gui.model.session import Session
 from gui.model.views.backward import (
     FIX_TEXT,
+    FIX_TEXT_CHARS,
+    RETAIN_NOTES,
+    fix_text,
+    fix_tooltip,
     gradient_note,
     intermediates,
     output_choices,
+    retain_graph_note,
     status_text,
 )
 from tests.fixtures import load_lesson
@@ -65,3 +70,58 @@ def test_choices_and_intermediates_come_from_the_result(session: Session) -> Non
         ("z", "z  scalar"),
     ]
     assert intermediates(result) == ["y", "z"]
+
+
+def test_the_codes_own_non_scalar_backward_gets_its_fixes_and_a_note(session: Session) -> None:
+    session.set_code(NON_SCALAR + "y.backward()\n")
+    snapshot = session.snapshot
+    assert snapshot.fixes == ("sum", "mean", "ones_like")
+    assert [fix_text(snapshot, kind) for kind in snapshot.fixes] == [
+        "Line 3: y.sum().backward()",
+        "Line 3: y.mean().backward()",
+        "Line 3: y.backward(torch.ones_like(y))",
+    ]
+    assert gradient_note(snapshot, None) == (
+        "Your code's backward (line 3) gives no gradient, and y has shape (2,): torch needs "
+        "one for a non-scalar output. A fix below rewrites that line."
+    )
+
+
+def test_the_sessions_own_call_gets_the_session_fixes(session: Session) -> None:
+    session.set_code(NON_SCALAR)
+    snapshot = session.snapshot
+    assert [fix_text(snapshot, kind) for kind in snapshot.fixes] == [
+        "Use y.sum()",
+        "Use y.mean()",
+        "gradient = torch.ones_like(y)",
+    ]
+
+
+def test_the_retain_graph_note_follows_the_choice(session: Session) -> None:
+    session.set_code(SCALAR)
+    assert retain_graph_note(session.snapshot) == RETAIN_NOTES[None]
+    assert "Automatic" in RETAIN_NOTES[None]
+    session.set_options(retain_graph=False)
+    assert retain_graph_note(session.snapshot) == RETAIN_NOTES[False]
+    session.set_options(retain_graph=True)
+    assert retain_graph_note(session.snapshot) == RETAIN_NOTES[True]
+
+
+def test_a_failed_call_after_others_is_numbered(session: Session) -> None:
+    session.set_code(SCALAR)
+    session.set_options(retain_graph=False)
+    session.backward()
+    assert status_text(session.snapshot) == (
+        "Backward calls: 2 (accumulating)\nThe last call (call 2) failed: see the error."
+    )
+
+
+def test_a_long_fix_is_cut_on_the_button_and_whole_in_the_tooltip(session: Session) -> None:
+    name = "a_rather_long_name_for_a_tensor"
+    session.set_code(
+        f"x = torch.tensor([1., 2.], requires_grad=True)\n{name} = x * 2\n{name}.backward()\n"
+    )
+    snapshot = session.snapshot
+    whole = f"Line 3: {name}.backward(torch.ones_like({name}))"
+    assert fix_tooltip(snapshot, "ones_like") == whole
+    assert fix_text(snapshot, "ones_like") == whole[: FIX_TEXT_CHARS - 1] + "…"
