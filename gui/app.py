@@ -139,6 +139,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.screenshot is not None:
         # Before Qt loads: a screenshot needs no screen.
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    # The engine's child first: importing torch and warming it up is the longest part of
+    # start-up, and it goes on in the child while Qt and the window load here.
+    from gui.model.engine_process import EngineProcess
+
+    engine = EngineProcess()
+    engine.start()
     from gui.window_app import run_window
 
-    return run_window(args.session, screenshot=args.screenshot, time_limit=args.time_limit)
+    return run_window(
+        args.session, screenshot=args.screenshot, time_limit=args.time_limit, engine=engine
+    )

@@ -1,4 +1,4 @@
-"""Start the window: QApplication, engine process, session, main window, in that order.
+"""Start the window: engine process, QApplication, session, main window, in that order.
 
 Kept apart from :mod:`gui.app` so that module stays free of Qt (the engine's child process
 imports it). Everything the window needs is created here and handed down; nothing else in
@@ -17,10 +17,12 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
+from gui.model.drawing.layout_process import unstarted_layout_process
 from gui.model.engine_process import EngineProcess
 from gui.model.session import Session, SessionFileError, Snapshot, load_session
 from gui.model.session.autosave import Autosave, data_dir, find_unsaved
 from gui.model.session.file_format import READ_TIMEOUT_SECONDS, load_session_within
+from gui.model.session.layouts import LayoutCache
 from gui.resources import default_lesson
 from gui.widgets.main_window import APP_NAME, MainWindow
 from gui.widgets.thread_dispatcher import ThreadDispatcher
@@ -50,7 +52,9 @@ class FreezeAfterFirstResult:
 
     Everything alive by then (Qt wrappers, modules, the first result) lives for the whole
     session; moving it out of the collector's reach keeps collections short while results
-    are unpickled at slider speed.
+    are unpickled at slider speed. No full collection first: it runs before the first
+    result is painted, takes 50-100 ms there and finds nothing (the collections during
+    start-up already did).
     """
 
     def __init__(self, session: Session) -> None:
@@ -61,17 +65,29 @@ class FreezeAfterFirstResult:
         if snapshot.result is None or snapshot.running:
             return
         self._session.changed.disconnect(self.on_snapshot)
-        gc.collect()
         gc.freeze()
 
 
-def run_window(path: str | None, screenshot: str | None = None, time_limit: float = 1.5) -> int:
-    """Open the window on ``path`` (or the welcome lesson) and run until it closes."""
-    engine = EngineProcess()
+def run_window(
+    path: str | None,
+    screenshot: str | None = None,
+    time_limit: float = 1.5,
+    engine: EngineProcess | None = None,
+) -> int:
+    """Open the window on ``path`` (or the welcome lesson) and run until it closes.
+
+    ``engine``: the engine process, if the caller started it already (:mod:`gui.app` does,
+    before Qt loads); it is closed with the window.
+    """
+    if engine is None:
+        engine = EngineProcess()
     engine.start()  # torch loads in the child while Qt starts and the window builds
     app = application()
     dispatcher = ThreadDispatcher()
-    session = Session(engine.run, dispatcher, time_limit)
+    # Graphviz's worker starts once the window is shown (below), not before: the first
+    # layout is wanted only when the engine's first result is back, seconds later.
+    layouts = unstarted_layout_process()
+    session = Session(engine.run, dispatcher, time_limit, LayoutCache(process=layouts))
     # A screenshot must not depend on (or change) the user's saved window layout.
     settings = (
         QSettings(str(Path(tempfile.mkdtemp()) / "screenshot.ini"), QSettings.Format.IniFormat)
@@ -92,6 +108,7 @@ def run_window(path: str | None, screenshot: str | None = None, time_limit: floa
         if screenshot:
             window.resize(*SCREENSHOT_SIZE)
         window.show()
+        layouts.start()
         if error is not None:
             window.show_error("Cannot open this session", f"{error}\n\nShowing the welcome lesson.")
         if screenshot:

@@ -6,13 +6,17 @@ sent as a numbered :class:`~gui.model.request.Job`. Where the child forks a wall
 of itself per run, it also enforces the time limit and answers for a run it had to stop or
 that crashed; this side only waits, with a margin. Where it cannot (no ``fork``), or when
 the child does not answer at all, this side kills the child, reports the run as stopped and
-starts a fresh child in the background. This module never imports torch or the engine.
+starts a fresh child in the background. This module never imports torch or the engine,
+and loads the error explanations (numpy, the rule tables) only when it first needs one: the
+app starts the child before anything else (:mod:`gui.app`), and every moment before the
+child exists is added to the wait for the first result.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import importlib
 import multiprocessing
 import pickle
@@ -22,7 +26,7 @@ import time
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
-from gui.model import explain, safety
+from gui.model import safety
 from gui.model.request import Job, RunRequest, StopJob
 from gui.model.result import Answer, EngineReady, Explanation, RunResult, failed_result
 
@@ -44,6 +48,8 @@ def refusal(code: str) -> Explanation | None:
     try:
         safety.check_source(code)
     except safety.CodeRefused as refused:
+        from gui.model import explain
+
         return explain.explain_refusal(
             refused.message,
             refused.construct,
@@ -54,12 +60,21 @@ def refusal(code: str) -> Explanation | None:
     return None
 
 
+def explain_crash(detail: str) -> Explanation:
+    """The engine's process failed, in plain words."""
+    from gui.model.explain import explain_engine_crash
+
+    return explain_engine_crash(detail)
+
+
 # The child's main module, named rather than imported: the GUI process never loads the
 # engine package (nor torch); only the child does.
 ENGINE_WORKER = "gui.model.engine.worker"
 
 
 def _child_main(conn: Connection, control: Connection) -> None:
+    # No collections while the engine and torch load (the worker turns them back on).
+    gc.disable()
     try:
         importlib.import_module(ENGINE_WORKER).serve(conn, control)
     except (ImportError, MemoryError, OSError) as exc:
@@ -68,6 +83,8 @@ def _child_main(conn: Connection, control: Connection) -> None:
         with contextlib.suppress(OSError):
             conn.send(f"the engine could not start: {type(exc).__name__}: {exc}")
         sys.exit(3)
+    finally:
+        gc.enable()
 
 
 class EngineProcess:
@@ -136,7 +153,7 @@ class EngineProcess:
                 ready = self._wait_ready()
             except (EOFError, OSError, RuntimeError, pickle.UnpicklingError) as exc:
                 self._kill()
-                return failed_result(explain.explain_engine_crash(str(exc)), seed=seed)
+                return failed_result(explain_crash(str(exc)), seed=seed)
             self._next_id += 1
             job = Job(self._next_id, request)
             started = time.monotonic()
@@ -153,7 +170,7 @@ class EngineProcess:
             except (EOFError, OSError, pickle.UnpicklingError, AttributeError, TypeError):
                 self._kill()
                 return failed_result(
-                    explain.explain_engine_crash("The engine process ended unexpectedly."),
+                    explain_crash("The engine process ended unexpectedly."),
                     seed=seed,
                 )
             if answer is not None:
@@ -161,7 +178,9 @@ class EngineProcess:
             elapsed = time.monotonic() - started
             self._kill()
             self._ensure_started()  # warm a fresh child for the next request
-            runaway = explain.explain_runaway("time", seconds=request.time_limit)
+            from gui.model.explain import explain_runaway
+
+            runaway = explain_runaway("time", seconds=request.time_limit)
             return failed_result(runaway, seed=seed, elapsed=elapsed)
 
     def _answer(self, job: Job, deadline: float) -> Answer | None:

@@ -70,7 +70,10 @@ def test_memory_stays_flat_over_hundreds_of_runs_of_one_program() -> None:
     assert set(engine_after) == set(engine_before)
     for pid, before in engine_before.items():
         grown = engine_after[pid] - before
-        assert grown < 32 * MIB, f"engine process {pid} grew by {grown / MIB:.1f} MiB"
+        # A leak of even a tenth of the 4 MB intermediate per run would be 80 MB over these
+        # 200 runs; below that, the allocator's arenas grow in steps of up to 32 MiB on their
+        # own schedule (measured: one such step, sometimes after the warm-up).
+        assert grown < 48 * MIB, f"engine process {pid} grew by {grown / MIB:.1f} MiB"
     assert own_after - own_before < 16 * MIB
     # Python objects kept on the window's side: results, layouts, snapshots.
     assert traced_after - traced_before < 1 * MIB

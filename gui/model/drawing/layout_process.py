@@ -340,6 +340,15 @@ def _explain(kind: str, detail: str) -> Explanation:
 @functools.cache
 def shared_layout_process() -> LayoutProcess:
     """The one layout worker of this process, started at first use."""
-    process = LayoutProcess()
+    process = unstarted_layout_process()
     process.start()
     return process
+
+
+@functools.cache
+def unstarted_layout_process() -> LayoutProcess:
+    """The same worker as :func:`shared_layout_process`, not started yet: its first request
+    or :meth:`LayoutProcess.start` starts it. The window starts it once it has shown itself,
+    so loading Graphviz does not compete with Qt and torch for the machine's first second
+    (the first layout is needed only when the engine's first result is back)."""
+    return LayoutProcess()

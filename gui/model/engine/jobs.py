@@ -6,10 +6,14 @@ Shared by both ways the child serves jobs (:mod:`.fork_server` and, without ``fo
 
 from __future__ import annotations
 
+import io
 import pickle
 from multiprocessing.connection import Connection
+from multiprocessing.reduction import ForkingPickler as _ForkingPickler
+from typing import Any
 
 from gui.model import explain
+from gui.model.engine.budget import take_pickled
 from gui.model.request import Job, Program, RunRequest
 from gui.model.result import Answer, Explanation, RunResult, failed_result
 
@@ -41,14 +45,47 @@ def answer(request: RunRequest) -> RunResult:
 
 
 def send_answer(conn: Connection, job: Job, result: RunResult) -> None:
-    """Send ``result``; a result that cannot be pickled becomes an engine error instead."""
+    """Send ``result``; a result that cannot be pickled becomes an engine error instead.
+
+    A result the budget already pickled to measure it (:func:`.budget.take_pickled`: every
+    result :func:`~.run.run_program` returns) goes as those bytes, not pickled again.
+    """
+    answer = Answer(job.run_id, result)
     try:
-        conn.send(Answer(job.run_id, result))
+        pickled = take_pickled(result)
+        data = _ForkingPickler.dumps(answer) if pickled is None else _answer_bytes(answer, pickled)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError) as exc:
-        # Connection.send pickles before writing, so the pipe is still clean here.
+        # Pickled before anything is written, so the pipe is still clean here.
         conn.send(
             Answer(job.run_id, failed_result(internal_error(exc), seed=job.request.program.seed))
         )
+        return
+    conn.send_bytes(data)
+
+
+def _answer_bytes(answer: Answer, pickled_result: bytes) -> bytes:
+    """``answer`` pickled, its result taken from ``pickled_result`` as it is.
+
+    The window's ``Connection.recv`` unpickles it as any other message: the result comes
+    back by unpickling those bytes (``pickle.loads``), a copy of them costing nothing.
+    """
+    buffer = io.BytesIO()
+    _ResultAsBytes(buffer, answer.result, pickled_result).dump(answer)
+    return buffer.getvalue()
+
+
+class _ResultAsBytes(pickle.Pickler):
+    """Pickles one given object as the call ``pickle.loads(its bytes)``."""
+
+    def __init__(self, file: io.BytesIO, target: object, pickled: bytes) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self._target = target
+        self._pickled = pickled
+
+    def reducer_override(self, obj: object) -> Any:
+        if obj is self._target:
+            return pickle.loads, (self._pickled,)
+        return NotImplemented
 
 
 def internal_error(exc: BaseException) -> Explanation:
@@ -67,4 +104,4 @@ def warm_up() -> None:
     """Run a small program: torch imports parts of itself (sympy among them) on the first
     backward call, and a fresh copy of the process touches its memory on the first run.
     Paying for both here keeps them out of the learner's first run and its time limit."""
-    answer(RunRequest(Program(code=WARM_UP_PROGRAM)))
+    take_pickled(answer(RunRequest(Program(code=WARM_UP_PROGRAM))))  # nothing to send
