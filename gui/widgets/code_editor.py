@@ -20,6 +20,7 @@ from PySide6.QtGui import (
     QPaintEvent,
     QResizeEvent,
     QTextCursor,
+    QTextOption,
 )
 from PySide6.QtWidgets import QApplication, QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
@@ -82,8 +83,14 @@ class CodeEditor(QPlainTextEdit):
         super().__init__(parent)
         self.setObjectName("codeEditor")
         self.setFont(monospace_font(QApplication.font().pointSizeF()))
-        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        # Long lines wrap (continuation rows get no line number): a narrow column or
+        # presentation mode's big font must never cut code off at the right edge.
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         self.setTabStopDistance(4 * self.fontMetrics().horizontalAdvance(" "))
+        # Three lines at least, not Qt's taller default: the window shares a short column
+        # between the code, its explanation and the controls (MainWindow.fit_left_column).
+        self.setMinimumHeight(3 * self.fontMetrics().lineSpacing() + 2 * self.frameWidth() + 8)
         self.setPlaceholderText("x = torch.tensor([1., 2.], requires_grad=True)\ny = (x**2).sum()")
         self._highlighter = PythonHighlighter(self.document())
         self._gutter = _Gutter(self)
@@ -170,6 +177,18 @@ class CodeEditor(QPlainTextEdit):
         """The messages of the markers at gutter height ``y`` ('' if none)."""
         number = self.cursorForPosition(QPoint(0, y)).blockNumber()
         return "\n".join(m.tooltip for m in self._markers if m.cursor.blockNumber() == number)
+
+    def needed_height(self) -> int:
+        """The height that shows every line, wrapped lines counted at the current width."""
+        rows = 0
+        block = self.document().firstBlock()
+        while block.isValid():
+            layout = block.layout()
+            rows += max(1, layout.lineCount() if layout is not None else 1)
+            block = block.next()
+        margins = self.contentsMargins()
+        document = 2 * round(self.document().documentMargin())
+        return rows * self.fontMetrics().lineSpacing() + margins.top() + margins.bottom() + document
 
     # -- gutter ------------------------------------------------------------------------
 

@@ -17,9 +17,13 @@ from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
 from gui.model.result import Explanation
 from gui.model.session import Session, Snapshot
+from gui.model.views.status import waiting_text
 from gui.widgets.code_editor import CodeEditor
 from gui.widgets.diagnostics_tabs import DiagnosticsTabs
 from gui.widgets.status_strip import StatusStrip
+
+# The most of the code panel the explanation takes by itself to show its whole text.
+MAX_EXPLANATION_SHARE = 0.6
 
 
 class CodeEditorPanel(QWidget):
@@ -53,7 +57,7 @@ class CodeEditorPanel(QWidget):
         self._editor.edited.connect(self._on_view_edited)
         self._editor.run_requested.connect(self._on_view_run_now)
         self._tabs = DiagnosticsTabs(self)
-        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter = self._splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.setChildrenCollapsible(False)
         splitter.addWidget(self._editor)
         splitter.addWidget(self._tabs)
@@ -64,13 +68,46 @@ class CodeEditorPanel(QWidget):
         layout.setSpacing(4)
         layout.addWidget(self._status)
         layout.addWidget(splitter, 1)
-        self._diagnostics: tuple[Explanation | None, tuple[Explanation, ...]] | None = None
+        self._diagnostics: tuple[Explanation | None, tuple[Explanation, ...], str | None] | None
+        self._diagnostics = None
+        self._ever_ran = False
         session.changed.connect(self.render)
         self.render(session.snapshot)
 
     def editor(self) -> CodeEditor:
         """The text editor (the main window gives it focus)."""
         return self._editor
+
+    def show_explanation(self) -> None:
+        """Bring the explanation tab forward and give it the room its text needs."""
+        self._tabs.setCurrentIndex(0)
+        self.fit_explanation()
+
+    def needed_height(self) -> int:
+        """The height that shows every line of the code and the whole explanation."""
+        layout = self.layout()
+        spacing = layout.spacing() if layout is not None else 0
+        return (
+            self._status.sizeHint().height()
+            + spacing
+            + self._editor.needed_height()
+            + self._splitter.handleWidth()
+            + self._tabs.needed_height()
+        )
+
+    def fit_explanation(self, shrink: bool = False) -> None:
+        """Give the explanation the height its text needs (at most
+        :data:`MAX_EXPLANATION_SHARE` of the panel), the code the rest. Without
+        ``shrink`` it only ever grows: an error that comes and goes while typing must not
+        move the editor's edge back and forth."""
+        total = sum(self._splitter.sizes())
+        if total <= 0:
+            return
+        least = self._tabs.minimumSizeHint().height()
+        need = max(least, min(self._tabs.needed_height(), round(total * MAX_EXPLANATION_SHARE)))
+        tabs = self._splitter.sizes()[1]
+        if need > tabs or (shrink and need != tabs):
+            self._splitter.setSizes([total - need, need])
 
     def flush(self) -> None:
         """Send text still waiting for the typing pause to the session now (before saving)."""
@@ -85,11 +122,16 @@ class CodeEditorPanel(QWidget):
         """Show ``snapshot``: new code (if not typed here), errors, printed output, status."""
         self._snapshot = snapshot
         replaced = self._sync_text(snapshot)
-        diagnostics = (snapshot.error, snapshot.warnings)
+        self._ever_ran = self._ever_ran or snapshot.result is not None or snapshot.error is not None
+        waiting = waiting_text(snapshot, self._ever_ran)
+        diagnostics = (snapshot.error, snapshot.warnings, waiting)
         if replaced or diagnostics != self._diagnostics:
             self._diagnostics = diagnostics
-            self._editor.set_diagnostics(*diagnostics)
-            self._tabs.show_diagnostics(*diagnostics)
+            self._editor.set_diagnostics(snapshot.error, snapshot.warnings)
+            self._tabs.show_diagnostics(snapshot.error, snapshot.warnings, waiting)
+            if snapshot.error is not None or snapshot.warnings:
+                self._tabs.setCurrentIndex(0)  # what went wrong before what was printed
+                self.fit_explanation()
         result = snapshot.result
         if result is None:
             self._tabs.show_printed(())

@@ -26,18 +26,24 @@ class DiagnosticsTabs(QTabWidget):
         self._explanation = QTextBrowser(self)
         self._explanation.setObjectName("codeExplanation")
         self._explanation.setOpenLinks(False)
+        # As short as two lines when the code panel is short: the window gives it the
+        # height its text needs (CodeEditorPanel.fit_explanation), not Qt's default.
+        self._explanation.setMinimumHeight(2 * self.fontMetrics().lineSpacing())
+        self._printed_minimum = 2 * self.fontMetrics().lineSpacing()
         self._printed = QPlainTextEdit(self)
         self._printed.setObjectName("codePrinted")
         self._printed.setReadOnly(True)
         self._printed.setFont(self._mono)
         self._printed.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self._printed.setMinimumHeight(self._printed_minimum)
         self._printed.setPlaceholderText("Nothing printed yet: print(x.grad) shows up here.")
         self.addTab(self._explanation, "Explanation")
         self.addTab(self._printed, "Printed output")
         app = QApplication.instance()
         if isinstance(app, QApplication):
             app.fontChanged.connect(self._follow_application_font)
-        self._diagnostics: tuple[Explanation | None, tuple[Explanation, ...]] | None = None
+        self._diagnostics: tuple[Explanation | None, tuple[Explanation, ...], str | None] | None
+        self._diagnostics = None
         self._printed_lines: tuple[PrintedLine, ...] | None = None
         self._printed_truncated = False
 
@@ -47,15 +53,31 @@ class DiagnosticsTabs(QTabWidget):
         self._printed.setFont(self._mono)
 
     def show_diagnostics(
-        self, error: Explanation | None, warnings: tuple[Explanation, ...]
+        self,
+        error: Explanation | None,
+        warnings: tuple[Explanation, ...],
+        waiting: str | None = None,
     ) -> None:
-        """Show the newest run's error and warnings (no work if they did not change)."""
-        if self._diagnostics == (error, warnings):
+        """Show the newest run's error and warnings, or ``waiting`` (why nothing has run
+        yet) when there are none; no work if nothing changed."""
+        if self._diagnostics == (error, warnings, waiting):
             return
-        self._diagnostics = (error, warnings)
-        self._explanation.setHtml(diagnostics_html(error, warnings, self._mono.family()))
+        self._diagnostics = (error, warnings, waiting)
+        html = diagnostics_html(error, warnings, self._mono.family(), waiting)
+        self._explanation.setHtml(html)
         color = ERROR_COLOR if error is not None else WARNING_TEXT if warnings else None
         self.tabBar().setTabTextColor(0, QColor(color) if color else self.palette().text().color())
+
+    def needed_height(self) -> int:
+        """The height that shows the whole explanation without scrolling (tab bar, frame and
+        the text wrapped at the current width)."""
+        browser = self._explanation
+        document = browser.document().clone(browser)
+        document.setTextWidth(browser.maximumViewportSize().width())
+        text = round(document.size().height())
+        document.deleteLater()
+        frame = 2 * browser.frameWidth()
+        return self.tabBar().sizeHint().height() + text + frame + 2
 
     def show_printed(self, printed: tuple[PrintedLine, ...], truncated: bool = False) -> None:
         """Show what the program printed (no work if it did not change)."""

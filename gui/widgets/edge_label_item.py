@@ -6,9 +6,11 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
+from gui.model.drawing.layout import FONT_SIZE
 from gui.widgets.scene_style import Z_LABEL, qcolor, scene_font
 
-EDGE_FONT_SIZE = 9
+# As big as the boxes' text: a class at the back reads the gradients along the edges too.
+EDGE_FONT_SIZE = FONT_SIZE
 EDGE_TEXT_COLOR = "#303030"
 # Edge labels sit on a near-opaque white plate so crossing lines never hide their digits.
 LABEL_PLATE = QColor(255, 255, 255, 225)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtGui import QBrush, QColor, QPen, QResizeEvent
 from PySide6.QtWidgets import QWidget
 
 from gui.model import nested
@@ -25,6 +25,7 @@ from gui.widgets.plot_style import (
     FINAL_COLOR,
     TEXT_COLOR,
     StickyRange,
+    fit_title,
     label_ticks,
     plot_font,
     set_title,
@@ -75,6 +76,10 @@ class GradBars(pg.PlotWidget):
         self.getPlotItem().vb.sigResized.connect(self._on_resized)
         self._on_resized()
         set_title(self, f"{leaf}.grad")
+
+    def resizeEvent(self, ev: QResizeEvent | None) -> None:
+        super().resizeEvent(ev)
+        fit_title(self)
 
     def _on_resized(self) -> None:
         box: QRectF = self.getPlotItem().vb.boundingRect()

@@ -15,6 +15,7 @@ import math
 import pyqtgraph as pg
 from pyqtgraph.GraphicsScene.mouseEvents import MouseClickEvent
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QGraphicsItem, QWidget
 
 from gui.model import nested
@@ -22,6 +23,7 @@ from gui.model.views.grad_history import HistoryData, per_element, step_for_clic
 from gui.widgets.plot_style import (
     TEXT_COLOR,
     StickyRange,
+    fit_title,
     label_ticks,
     plot_font,
     set_title,
@@ -95,6 +97,10 @@ class GradHistory(pg.PlotWidget):
         set_title(self, f"{heading} after each backward")
         self.scene().sigMouseClicked.connect(self._on_scene_clicked)
         self.getPlotItem().vb.sigResized.connect(self._update_ticks)
+
+    def resizeEvent(self, ev: QResizeEvent | None) -> None:
+        super().resizeEvent(ev)
+        fit_title(self)
 
     def _curve(self, k: int, name: str) -> pg.PlotCurveItem:
         # A line item and a marker item rather than one PlotDataItem: PlotDataItem.setData

@@ -11,8 +11,19 @@ Plots are built once per set of leaves and shapes; a slider tick only feeds them
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QSignalBlocker, Qt
-from PySide6.QtGui import QBrush, QColor, QLinearGradient, QPainter, QPen, QPixmap, QResizeEvent
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QLinearGradient,
+    QPainter,
+    QPen,
+    QPixmap,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QFrame,
     QGridLayout,
@@ -35,15 +46,22 @@ from gui.widgets.grad_history import GradHistory
 from gui.widgets.plot_style import ADDED_BORDER, BEFORE_COLOR, FINAL_COLOR, plot_font
 
 MAX_ROWS = 3
-ROW_MIN_HEIGHT = 190
-SWATCH = (22, 16)
+# A plot's least height, in lines of the plot font (190 px at 11 pt): title, axis, bars.
+ROW_MIN_LINES = 10.5
 
 Shapes = tuple[tuple[str, tuple[int, ...]], ...]
 
 
+def row_min_height() -> int:
+    """A plot's least height for the current plot font."""
+    return round(QFontMetrics(plot_font()).height() * ROW_MIN_LINES)
+
+
 def _swatch(kind: str) -> QPixmap:
-    """A legend sample drawn like the bars: hatched, the diverging scale, the final tick."""
-    width, height = SWATCH
+    """A legend sample drawn like the bars: hatched, the diverging scale, the final tick;
+    as tall as the legend's text."""
+    height = QFontMetrics(plot_font()).ascent()
+    width = round(height * 1.4)
     pixmap = QPixmap(width, height)
     pixmap.fill(QColor("white"))
     painter = QPainter(pixmap)
@@ -68,6 +86,7 @@ def _swatch(kind: str) -> QPixmap:
 def _legend() -> QWidget:
     """What the bars mean, once for all leaves (inside each plot it would cover bars)."""
     row = QWidget()
+    row.setObjectName("gradPlotsLegend")
     layout = QHBoxLayout(row)
     layout.setContentsMargins(0, 0, 0, 0)
     layout.setSpacing(6)
@@ -115,6 +134,9 @@ class GradPlotsPanel(QWidget):
         self._stacked: bool | None = None
         self._drawn: tuple[RunResult | None, int | None] | None = None
         self._build()
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.fontChanged.connect(self._follow_application_font)
         session.changed.connect(self.render)
         self.render(session.snapshot)
 
@@ -125,17 +147,15 @@ class GradPlotsPanel(QWidget):
         self._combo.currentTextChanged.connect(self._on_leaf_picked)
         self._combo_label = QLabel("Leaf:")
         self._combo_label.setFont(plot_font())
-        legend = _legend()
-        # Clipped at the right rather than forcing the panel wider than its column.
-        legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        legend.setMinimumHeight(legend.sizeHint().height())
-        top = QHBoxLayout()
-        top.addWidget(legend, 1)
+        top = self._top = QHBoxLayout()
+        self._legend = self._new_legend()
+        top.addWidget(self._legend, 1)
         top.addWidget(self._combo_label)
         top.addWidget(self._combo)
         self._empty = QLabel("No leaf tensor that requires grad: nothing to plot yet.")
         self._empty.setFont(plot_font())
         self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._empty.setWordWrap(True)  # never wider than a narrow column
         host = self._grid_host = QWidget()
         self._grid = QGridLayout(host)
         self._grid.setContentsMargins(0, 0, 0, 0)
@@ -150,6 +170,30 @@ class GradPlotsPanel(QWidget):
         layout.addLayout(top)
         layout.addWidget(self._empty, 1)
         layout.addWidget(self._scroll, 1)
+
+    @staticmethod
+    def _new_legend() -> QWidget:
+        # Never cut off: the column is kept at least as wide as the legend (the window's
+        # splitter honours the panel's minimum width), in presentation mode too.
+        legend = _legend()
+        legend.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)
+        return legend
+
+    def _follow_application_font(self, _font: QFont) -> None:
+        """Presentation mode: axes, ticks, titles and the legend in the new font. Plots
+        style their text once when they are made, so they are made again."""
+        font = plot_font()
+        for widget in (self._combo, self._combo_label, self._empty):
+            widget.setFont(font)
+        legend = self._new_legend()
+        self._top.replaceWidget(self._legend, legend)
+        self._legend.hide()
+        self._legend.setParent(None)  # gone from the panel now, deleted later
+        self._legend.deleteLater()
+        self._legend = legend
+        self._shapes = ()
+        self._drawn = None
+        self.render(self._session.snapshot)
 
     # -- rendering ---------------------------------------------------------------------
 
@@ -201,7 +245,7 @@ class GradPlotsPanel(QWidget):
             history_plot = GradHistory(leaf, shape)
             history_plot.step_clicked.connect(self._on_view_step_clicked)
             for plot in (bar_plot, history_plot):
-                plot.setMinimumHeight(ROW_MIN_HEIGHT)
+                plot.setMinimumHeight(row_min_height())
             self._rows[leaf] = (bar_plot, history_plot)
         self._shapes = shapes
         self._stacked = None
@@ -225,7 +269,7 @@ class GradPlotsPanel(QWidget):
         rows = len(self._rows) * (2 if stacked else 1)
         # Said outright: the scroll area did not always hear of the grid's new minimum.
         spacing = self._grid.verticalSpacing()
-        self._grid_host.setMinimumHeight(max(0, rows * (ROW_MIN_HEIGHT + spacing) - spacing))
+        self._grid_host.setMinimumHeight(max(0, rows * (row_min_height() + spacing) - spacing))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

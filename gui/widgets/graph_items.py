@@ -13,10 +13,11 @@ from PySide6.QtGui import QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene
 
 from gui.model.drawing.colors import KIND_FILL, LINK_COLOR, tensor_color
-from gui.model.drawing.layout import GraphLayout, NodeBox, node_lines
+from gui.model.drawing.layout import FONT_SIZE, GraphLayout, NodeBox, node_lines
 from gui.model.drawing.paint import Gradients, edge_label, edge_stroke
 from gui.model.result import Graph, StepRecord
 from gui.widgets.edge_item import EdgeItem
+from gui.widgets.edge_label_item import EDGE_FONT_SIZE
 from gui.widgets.label_placement import place_labels
 from gui.widgets.node_item import NodeItem
 from gui.widgets.scene_style import Z_EDGE, qcolor, text_scale_for_font
@@ -36,7 +37,7 @@ class GraphItems:
         self.edges: dict[int, EdgeItem] = {}
         self.links: list[QGraphicsPathItem] = []
         self.selected: str | None = None
-        scale = text_scale_for_font()
+        scale = self.text_scale = text_scale_for_font()
         for node in graph.nodes:
             box = layout.nodes.get(node.key)
             if box is None:
@@ -65,6 +66,14 @@ class GraphItems:
         self.bounds = scene.itemsBoundingRect()
         if not layout.compact:
             self.bounds = self.bounds.united(place_labels(scene, graph, self.edges))
+
+    def smallest_text_size(self) -> float:
+        """The smallest font size any item draws, in scene units (edge labels are smaller
+        than box text; a fallback font wider than DejaVu Sans shrinks box text)."""
+        sizes = [FONT_SIZE * self.text_scale] if self.nodes else []
+        if any(not e.link for e in self.edges.values()) and not self.layout.compact:
+            sizes.append(EDGE_FONT_SIZE)
+        return min(sizes, default=FONT_SIZE)
 
     def update(self, graph: Graph, step: StepRecord | None, grads: Gradients) -> None:
         """Texts, fills, strokes and labels for ``step`` whose gradients are ``grads``."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QSignalBlocker, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QColor, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -40,10 +40,12 @@ from gui.model.views.graph_caption import (
     failure_text,
     step_labels,
 )
+from gui.widgets.elided_label import ElidedLabel
 from gui.widgets.graph_items import GraphItems
 from gui.widgets.graph_view import ZOOM_STEP, GraphView
 from gui.widgets.legend_ramp import LegendRamp
 from gui.widgets.node_item import NodeItem
+from gui.widgets.qt_text import follow_application_font
 
 FAILED_COLOR = "#b2182b"
 SCENE_PADDING = 16.0
@@ -80,16 +82,18 @@ class GraphPanel(QWidget):
     # -- building ----------------------------------------------------------------------
 
     def _build_ui(self) -> None:
-        self.caption = QLabel()
-        self.caption.setWordWrap(True)
+        # One line each, shortened where a narrow column ends (the whole text on hover):
+        # wrapped, they grew into a column of words that took the graph's height.
+        self.caption = ElidedLabel()
         self.legend = LegendRamp()
         caption_row = QHBoxLayout()
         caption_row.setContentsMargins(4, 0, 4, 0)
         caption_row.addWidget(self.legend)
         caption_row.addWidget(self.caption, 1)
-        self.failure = QLabel()
-        self.failure.setWordWrap(True)
-        self.failure.setStyleSheet(f"color:{FAILED_COLOR};")
+        self.failure = ElidedLabel()
+        palette = self.failure.palette()  # a palette, not a style sheet: it keeps the font
+        palette.setColor(QPalette.ColorRole.WindowText, QColor(FAILED_COLOR))
+        self.failure.setPalette(palette)
         self.failure.setContentsMargins(4, 0, 4, 0)
         self.empty = QLabel(EMPTY_TEXT)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -106,7 +110,7 @@ class GraphPanel(QWidget):
         layout.addWidget(self.stack, 1)
 
     def _build_top_row(self) -> QHBoxLayout:
-        toolbar = QToolBar(self)
+        toolbar = self._toolbar = QToolBar(self)
         self.fit_action = self._action(toolbar, "Fit", "F", self._fit, "Fit the graph (F)")
         self.zoom_out_action = self._action(
             toolbar, "−", "Ctrl+-", self._zoom_out, "Zoom out (Ctrl+-)"
@@ -132,6 +136,7 @@ class GraphPanel(QWidget):
         toolbar.addWidget(self.saved_toggle)
         self.stale_badge = QLabel(" stale ")
         self.stale_badge.setStyleSheet("background:#fff3b0; color:#5a4a00; border-radius:3px;")
+        follow_application_font(self.stale_badge)
         self.stale_badge.setToolTip("The graph shows the last finished run, not the current code")
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 4, 0)
@@ -162,6 +167,24 @@ class GraphPanel(QWidget):
     def node_item(self, key: str) -> NodeItem | None:
         """The box drawn for node ``key`` (``None`` if there is none)."""
         return None if self._items is None else self._items.nodes.get(key)
+
+    def set_text_scale(self, scale: float) -> None:
+        """Show the graph's text ``scale`` times its readable size (presentation mode)."""
+        self._view.set_text_scale(scale)
+
+    def add_window_action(self, action: QAction) -> None:
+        """Put a window command (the graph-only view) first on the panel's toolbar, where
+        a narrow column never pushes it into the overflow menu."""
+        first = self._toolbar.actions()[0]
+        self._toolbar.insertAction(first, action)
+        self._toolbar.insertSeparator(first)
+
+    def smallest_text_pixels(self) -> float | None:
+        """The height in screen pixels of the graph's smallest text at the current zoom:
+        its font's size in scene units times the view's scale (``None``: no graph)."""
+        if self._items is None:
+            return None
+        return self._items.smallest_text_size() * self._view.transform().m11()
 
     @property
     def items(self) -> GraphItems | None:
@@ -230,6 +253,7 @@ class GraphPanel(QWidget):
         pad = SCENE_PADDING
         self._scene.setSceneRect(rect.adjusted(-pad, -pad, pad, pad))
         self.stack.setCurrentWidget(self._view)
+        self._view.smallest_text = items.smallest_text_size()
         self._view.fit("initial")
         self.legend.shrink()
         return items

@@ -1,6 +1,9 @@
 """The view that shows the graph scene: zoom, pan, fit, clicks on boxes, the stale veil.
 
-Zoom is relative to the layout's points, so 100 % shows 10 pt text at 10 pt.
+Zoom is relative to the layout's points, so 100 % shows 10 pt text at 10 pt. The first
+view of a graph (:meth:`GraphView.fit` with ``"initial"``) never makes its smallest text
+smaller than :data:`READABLE_TEXT_PX` times the text scale (presentation mode enlarges it):
+a graph too big for that scrolls rather than shrinking into a thumbnail.
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ STALE_VEIL = QColor(255, 255, 255, 130)
 MAX_FIT_ZOOM = 1.5
 MIN_ZOOM, MAX_ZOOM = 0.02, 8.0
 ZOOM_STEP = 1.25
-# Below this zoom a fitted graph's text is unreadable: the first view then fits the width
-# at no more than 100 % and starts at the top (the leaves) instead.
-READABLE_ZOOM = 0.5
+# The graph's smallest text on screen, in pixels, at the first view of a graph: read from
+# the back of a classroom on a 1280x720 projector. A graph that fits the panel only smaller
+# is shown at this size instead, from the top (the leaves), and scrolls.
+READABLE_TEXT_PX = 12.0
 FitMode = Literal["initial", "fit"] | None
 
 
@@ -43,6 +47,10 @@ class GraphView(QGraphicsView):
         self.setBackgroundBrush(QColor("white"))
         self.fit_mode: FitMode = "initial"
         self.stale = False
+        # The smallest font the scene draws, in scene units (the panel says so per graph),
+        # and how much bigger than READABLE_TEXT_PX it must show (presentation mode).
+        self.smallest_text = 10.0
+        self.text_scale = 1.0
         self._press: tuple[QPointF, str | None] | None = None
 
     def zoom(self) -> float:
@@ -73,22 +81,43 @@ class GraphView(QGraphicsView):
         self.fit_mode = mode
         self._apply_fit()
 
+    def readable_scale(self) -> float:
+        """The view scale (screen pixels per scene unit) at which the scene's smallest text
+        is :data:`READABLE_TEXT_PX` times :attr:`text_scale` pixels high."""
+        return READABLE_TEXT_PX * self.text_scale / self.smallest_text
+
+    def set_text_scale(self, scale: float) -> None:
+        """Make the graph's text ``scale`` times its readable size (presentation mode): a
+        fitted view refits, a zoom the user chose grows or shrinks by the same ratio."""
+        if scale == self.text_scale:
+            return
+        ratio = scale / self.text_scale
+        self.text_scale = scale
+        if self.fit_mode is not None:
+            self._apply_fit()
+        else:
+            anchor = QGraphicsView.ViewportAnchor
+            self.setTransformationAnchor(anchor.AnchorViewCenter)
+            self.set_zoom(self.zoom() * ratio)
+            self.setTransformationAnchor(anchor.AnchorUnderMouse)
+
     def _apply_fit(self) -> None:
         rect = self.sceneRect()
         # The size without scroll bars: those that show now may vanish at the new zoom.
         port = self.maximumViewportSize()
         if rect.isEmpty() or port.isEmpty():
             return
-        unit = self._unit()
-        zoom = min(port.width() / rect.width(), port.height() / rect.height()) / unit
-        zoom = min(zoom, MAX_FIT_ZOOM)
-        top_start = self.fit_mode == "initial" and zoom < READABLE_ZOOM
+        scale = min(port.width() / rect.width(), port.height() / rect.height())
+        scale = min(scale, MAX_FIT_ZOOM * self._unit() * self.text_scale)
+        readable = self.readable_scale()
+        # Too small to read when it all fits: readable and scrolling, from the leaves down.
+        top_start = self.fit_mode == "initial" and scale < readable
         if top_start:
-            width = port.width() - self.verticalScrollBar().sizeHint().width()
-            zoom = min(1.0, width / rect.width() / unit)
-        self.setTransform(QTransform.fromScale(zoom * unit, zoom * unit))
+            scale = readable
+        self.setTransform(QTransform.fromScale(scale, scale))
         if top_start:
-            half_height = port.height() / (2 * zoom * unit)
+            bar = self.horizontalScrollBar().sizeHint().height()
+            half_height = (port.height() - bar) / (2 * scale)
             self.centerOn(rect.center().x(), rect.top() + half_height)
         else:
             self.centerOn(rect.center())

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from gui.model.session import Session, Snapshot
 from gui.model.views.inputs import Structure, constants, structure
+from gui.widgets.content_width_guard import ContentWidthGuard
 from gui.widgets.leaf_group import LeafGroup
 
 _EMPTY_TEXT = (
@@ -46,6 +47,7 @@ class InputsPanel(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(self._content)
+        self._width_guard = ContentWidthGuard(scroll)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(scroll)

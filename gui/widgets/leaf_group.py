@@ -11,6 +11,7 @@ from gui.model.result import FULL_VALUES_LIMIT, TensorData
 from gui.model.session import InputRange, Session, Snapshot
 from gui.model.tensor_format import format_shape, format_summary, format_tensor
 from gui.model.views.inputs import flat_numbers
+from gui.widgets.qt_text import follow_application_font
 from gui.widgets.range_editor import RangeEditor
 from gui.widgets.tensor_editor import TensorEditor
 
@@ -21,7 +22,11 @@ _BADGE_STYLE = (
 
 
 class LeafGroup(QFrame):
-    """One leaf: header, ``.grad`` line, range and reset row, and its number editor."""
+    """One leaf: header, ``.grad`` line, range and reset row, and its number editor.
+
+    Compact on purpose (the range toggle and the reset button share a row, margins are
+    narrow): the welcome lesson's two leaves must fit a 1280x720 window's inputs tab whole.
+    """
 
     def __init__(self, session: Session, name: str, data: TensorData) -> None:
         super().__init__()
@@ -29,6 +34,8 @@ class LeafGroup(QFrame):
         self.name = name
         self.setFrameShape(QFrame.Shape.StyledPanel)
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 4, 8, 6)
+        layout.setSpacing(3)
         layout.addLayout(self._header(data))
         self.grad_label = QLabel()
         self.grad_label.setWordWrap(True)
@@ -36,8 +43,12 @@ class LeafGroup(QFrame):
         layout.addWidget(self.grad_label)
         self.editor: TensorEditor | None = None
         self.range_editor = RangeEditor()
-        self.reset = QPushButton("Reset to code's value")
+        self.reset = QPushButton("Reset to code")
         self.reset.setToolTip(f"Forget the slider values: use the {name} the code makes")
+        # A click leaves the focus where it was: the button disables itself, and a focused
+        # button that is disabled hands the focus on, which scrolled the panel to whatever
+        # took it.
+        self.reset.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         if data.values is None:
             note = (
                 f"{format_summary(data)}\nToo large to edit here: {data.numel} elements "
@@ -47,11 +58,13 @@ class LeafGroup(QFrame):
             self.note.setWordWrap(True)
             layout.addWidget(self.note)
             return
-        layout.addWidget(self.range_editor)
+        controls = QHBoxLayout()
+        controls.addWidget(self.range_editor, 1)
+        controls.addWidget(self.reset, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(controls)
         first_range = InputRange(-1.0, 1.0, 0.01)  # replaced by the first render
         self.editor = TensorEditor(name, data.shape, first_range, f"{name}.grad")
         layout.addWidget(self.editor)
-        layout.addWidget(self.reset, 0, Qt.AlignmentFlag.AlignRight)
         self.range_editor.rangeEdited.connect(self._on_view_range)
         self.reset.clicked.connect(self._on_view_reset)
         self.editor.elementEdited.connect(self._on_view_element)
@@ -63,6 +76,7 @@ class LeafGroup(QFrame):
         dtype = QLabel(data.dtype)
         badge = QLabel("requires_grad=True")
         badge.setStyleSheet(_BADGE_STYLE)
+        follow_application_font(badge)
         badge.setToolTip("A leaf: backward() stores its gradient in .grad")
         for widget in (title, dtype, badge):
             row.addWidget(widget)

@@ -17,14 +17,16 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QEventLoop, QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QByteArray, QEventLoop, QPoint, QSettings, QSize, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
+    QPushButton,
+    QScrollArea,
     QSplitter,
     QTabWidget,
     QWidget,
@@ -40,10 +42,20 @@ from gui.model.session import (
 )
 from gui.model.session.autosave import DELAY_SECONDS, Autosave, Recovered, remove
 from gui.model.session.file_io import read_in_background
-from gui.model.views.status import status_bar_text
+from gui.model.views.lesson_controls import (
+    Control,
+    controls_tab,
+    lesson_text,
+    named_controls,
+)
+from gui.model.views.panel_sizes import SHARES, split
+from gui.model.views.status import has_explanation, status_bar_text
+from gui.model.views.unsaved import has_unsaved_work
 from gui.resources import lesson_paths
 from gui.widgets.backward_panel import BackwardPanel
 from gui.widgets.code_editor_panel import CodeEditorPanel
+from gui.widgets.content_width_guard import ContentWidthGuard
+from gui.widgets.elided_label import ElidedLabel
 from gui.widgets.grad_plots_panel import GradPlotsPanel
 from gui.widgets.graph_panel import GraphPanel
 from gui.widgets.inputs_panel import InputsPanel
@@ -52,12 +64,14 @@ from gui.widgets.node_details_panel import NodeDetailsPanel
 APP_NAME = "Autograd Explorer"
 PRESENTATION_SCALE = 1.45
 SESSION_FILTER = "Autograd Explorer sessions (*.json);;All files (*)"
-# Splitters by settings key, with the sizes a 1280x720 window starts with.
+# Splitters by settings key, with the sizes a 1280x720 window starts with; other sizes
+# share their room the same way (gui.model.views.panel_sizes).
 DEFAULT_SIZES: dict[str, list[int]] = {
-    "columns": [415, 510, 355],
-    "left": [350, 340],
-    "right": [450, 240],
+    name: split(total, shares, [0] * len(shares))
+    for (name, shares), total in zip(SHARES.items(), (1280, 660, 660), strict=True)
 }
+GRAPH_ONLY_KEY = "F9"
+EXPLAIN_LINK = "Explanation ›"
 # How often the window checks a background read while it waits (and keeps painting).
 READ_POLL_MS = 10
 
@@ -92,7 +106,16 @@ class MainWindow(QMainWindow):
         self._autosave_timer.timeout.connect(self.flush_autosave)
         self._autosave_error: str | None = None
         self._base_point_size: float | None = None
+        # Splitter sizes to apply at the first show (None: restored from the settings), and
+        # the column sizes to come back to from the graph-only view.
+        self._pending_sizes = True
+        self._sizes_before_graph_only: list[int] | None = None
         self._offered_fixes = False
+        # A document just opened: its first result picks the controls tab and shares the
+        # left column between the code and the controls (see _arrange_for_document).
+        self._arrange_pending = False
+        # The code of the file or lesson as opened or last saved (see _unsaved).
+        self._saved_code: str | None = None
         self._settings = settings if settings is not None else QSettings()
         self.editor = CodeEditorPanel(session)
         self.inputs = InputsPanel(session)
@@ -101,10 +124,18 @@ class MainWindow(QMainWindow):
         self.backward = BackwardPanel(session)
         self.details = NodeDetailsPanel(session)
         self._splitters = self._build_splitters()
-        self._status = QLabel()
+        # The message is one line, shortened to the bar's width (whole on hover); an error
+        # or warning adds a link that opens its explanation, fix included.
+        self._status = ElidedLabel()
+        self._explain_link = QLabel(f'<a href="explain">{EXPLAIN_LINK}</a>')
+        self._explain_link.setToolTip("Show the explanation and its fix under the code")
+        self._explain_link.linkActivated.connect(self._on_view_explain)
+        self._explain_link.setVisible(False)
+        self._ever_ran = False
         self._steps_label = QLabel()
         self._live_label = QLabel()
         self.statusBar().addWidget(self._status, 1)
+        self.statusBar().addWidget(self._explain_link)
         self.statusBar().addPermanentWidget(self._steps_label)
         self.statusBar().addPermanentWidget(self._live_label)
         self.commands: dict[str, QAction] = {}
@@ -127,6 +158,17 @@ class MainWindow(QMainWindow):
         self.controls.setDocumentMode(True)
         self.controls.addTab(self.inputs, "Inputs")
         self.controls.addTab(self.backward, "Backward")
+        # Never cut the backward controls off at the right either (the inputs panel keeps
+        # its own guard): the column is kept as wide as their rows.
+        backward_area = self.backward.findChild(QScrollArea)
+        if backward_area is not None:
+            self._backward_width = ContentWidthGuard(backward_area)
+        # Clicked buttons leave the focus where it was: "Clear steps" and "Zero grad"
+        # disable themselves, and a focused button that is disabled hands the focus on,
+        # which scrolled the panel to whatever took it (the inputs' reset buttons do the
+        # same in LeafGroup).
+        for button in self.backward.findChildren(QPushButton):
+            button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         left = self._splitter("left", Qt.Orientation.Vertical, self.editor, self.controls)
         right = self._splitter("right", Qt.Orientation.Vertical, self.plots, self.details)
         # Autograd graphs are tall and narrow: a full-height middle column shows them
@@ -192,6 +234,8 @@ class MainWindow(QMainWindow):
             ("&View", [
                 ("presentation", "&Presentation Mode", self._on_view_presentation, "F11",
                  "Big fonts for a projector"),
+                ("graph_only", "&Graph Only", self._on_view_graph_only, GRAPH_ONLY_KEY,
+                 "Show only the graph, as big as the window (F9 or Esc: back)"),
                 ("reset_layout", "&Reset Panel Sizes", self._on_view_reset_layout, None, ""),
             ]),
         ]  # fmt: skip
@@ -205,6 +249,18 @@ class MainWindow(QMainWindow):
                 menu.addAction(self._action(key, text, slot, shortcut, tip))  # type: ignore[arg-type]
         self.commands["live"].setCheckable(True)
         self.commands["presentation"].setCheckable(True)
+        self.commands["graph_only"].setCheckable(True)
+        # A glyph on the graph's toolbar (its tooltip says the rest): the toolbar's first
+        # button sets how narrow the graph's column can get.
+        self.commands["graph_only"].setIconText("⤢")
+        self.commands["graph_only"].setToolTip(
+            f"Graph only: the graph as big as the window ({GRAPH_ONLY_KEY}; Esc comes back)"
+        )
+        self.graph.add_window_action(self.commands["graph_only"])
+        # Esc leaves the graph-only view (and does nothing otherwise: the editor keeps it).
+        self._leave_graph_only = QShortcut(QKeySequence("Esc"), self)
+        self._leave_graph_only.setEnabled(False)
+        self._leave_graph_only.activated.connect(lambda: self.set_graph_only(False))
         self._build_lessons_menu()
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(self._action("guide", "&What Am I Looking At?", self._on_view_guide))
@@ -231,6 +287,13 @@ class MainWindow(QMainWindow):
 
     def render(self, snapshot: Snapshot) -> None:  # type: ignore[override]
         """Title, status bar and checkable actions follow the session."""
+        if "file" in snapshot.changes and not snapshot.modified:  # opened, or saved
+            self._saved_code = snapshot.code
+            self._arrange_pending = self._arrange_pending or snapshot.running
+        if self._arrange_pending and not snapshot.running and snapshot.result is not None:
+            self._arrange_pending = False
+            # Once every panel has drawn this result and Qt has laid the new rows out.
+            QTimer.singleShot(0, self, self._arrange_for_document)
         name = Path(snapshot.path).name if snapshot.path else "untitled"
         title = snapshot.title or name
         self.setWindowTitle(f"{title}[*] — {APP_NAME}")
@@ -240,7 +303,10 @@ class MainWindow(QMainWindow):
             live.blockSignals(True)
             live.setChecked(snapshot.live)
             live.blockSignals(False)
-        _set_text(self._status, status_bar_text(snapshot))
+        self._ever_ran = self._ever_ran or snapshot.result is not None or snapshot.error is not None
+        self._status.setText(status_bar_text(snapshot, self._ever_ran))
+        if self._explain_link.isVisibleTo(self) != has_explanation(snapshot):
+            self._explain_link.setVisible(has_explanation(snapshot))
         count = 0 if snapshot.result is None else snapshot.result.step_count
         _set_text(self._steps_label, f"backward calls: {count}")
         _set_text(self._live_label, "live" if snapshot.live else "live off")
@@ -252,11 +318,95 @@ class MainWindow(QMainWindow):
         if self.controls.tabText(index) != tab:
             self.controls.setTabText(index, tab)
 
+    def _arrange_for_document(self) -> None:
+        """A lesson or file just opened: show the tab of controls its text names, and share
+        the left column so the code, its explanation and those controls all show."""
+        snapshot = self._session.snapshot
+        tab = controls_tab(named_controls(lesson_text(snapshot)))
+        if not snapshot.fixes:  # an offered fix keeps the backward tab up
+            self.controls.setCurrentWidget(self.backward if tab == "backward" else self.inputs)
+        # Measured once the tab just raised has laid its rows out.
+        QTimer.singleShot(0, self, self.fit_left_column)
+
+    def fit_left_column(self) -> None:
+        """Share the left column between the code panel and the controls tab.
+
+        When both fit, the controls get what their content needs and the code panel the
+        rest. When they do not, the controls the lesson names come first (the tab shows
+        down to the last of them), else the code and its explanation do; either side
+        keeps at least a third. Inside the code panel the explanation then gets its
+        text's height (see :meth:`CodeEditorPanel.fit_explanation`).
+        """
+        left = self._splitters["left"]
+        if not left.isVisible():
+            return
+        total = sum(left.sizes())
+        least = total // 3
+        named = self._named_on_tab()
+        controls_need = _controls_height(self.controls, named)
+        code_need = self.editor.needed_height()
+        if code_need + controls_need <= total or named:
+            code = max(min(least, code_need), total - controls_need)
+        else:
+            code = max(least, min(code_need, total - least))
+        left.setSizes([code, total - code])
+        self.editor.fit_explanation(shrink=True)
+        QTimer.singleShot(0, self, self._show_named_controls)
+
+    def _named_on_tab(self) -> list[QWidget]:
+        """The widgets of the controls the open lesson names that are on the shown tab."""
+        page = self.controls.currentWidget()
+        return [
+            widget
+            for control in named_controls(lesson_text(self._session.snapshot))
+            for widget in self.control_widgets(control)
+            if page is not None and widget.isVisibleTo(page)
+        ]
+
+    def _show_named_controls(self) -> None:
+        """Scroll the controls tab so the controls the lesson names are in view: the last
+        of them, then the first (when they do not all fit, the first ones win)."""
+        page = self.controls.currentWidget()
+        area = page.findChild(QScrollArea) if page is not None else None
+        named = self._named_on_tab()
+        content = area.widget() if area is not None else None
+        if area is None or content is None or not named:
+            return
+        named.sort(key=lambda w: w.mapTo(content, QPoint(0, 0)).y())
+        area.ensureWidgetVisible(named[-1], 0, 6)
+        area.ensureWidgetVisible(named[0], 0, 6)
+
+    def control_widgets(self, control: Control) -> list[QWidget]:
+        """The widgets that show a control a lesson names (none if it has none now)."""
+        backward = self.backward
+        found: list[QWidget | None]
+        if control.kind == "sliders":
+            group = self.inputs.groups.get(control.name or "")
+            found = [group]
+        elif control.kind == "gradient":
+            found = [backward.editor]
+        elif control.kind == "retain_graph":
+            found = [backward.retain_graph]
+        elif control.kind == "zero_first":
+            found = [backward.zero_first]
+        elif control.kind == "retain_grad":
+            found = [backward.retain.get(control.name or "")]
+        elif control.kind == "backward_button":
+            found = [backward.backward]
+        else:
+            found = []
+        return [w for w in found if w is not None]
+
     # -- user actions --------------------------------------------------------------------
 
     def _on_view_run(self) -> None:
         self.editor.flush()
         self._session.run_now()
+
+    def _on_view_explain(self, _link: str = "") -> None:
+        """The status bar's link: every panel back, the explanation tab shown."""
+        self.set_graph_only(False)
+        self.editor.show_explanation()
 
     def _on_view_live(self) -> None:
         self._session.set_live(self.commands["live"].isChecked())
@@ -355,21 +505,72 @@ class MainWindow(QMainWindow):
         self.set_presentation(self.commands["presentation"].isChecked())
 
     def set_presentation(self, on: bool) -> None:
-        """Big fonts for a projector: every panel follows the application font."""
+        """Big fonts for a projector: every panel follows the application font, and the
+        graph's text grows by the same factor (its boxes are drawn in scene units)."""
         app = QApplication.instance()
         if not isinstance(app, QApplication):
             return
         if self._base_point_size is None:
             self._base_point_size = app.font().pointSizeF()
+        scale = PRESENTATION_SCALE if on else 1.0
         font = app.font()
-        font.setPointSizeF(self._base_point_size * (PRESENTATION_SCALE if on else 1.0))
+        font.setPointSizeF(self._base_point_size * scale)
         app.setFont(font)
+        self.graph.set_text_scale(scale)
         self.commands["presentation"].setChecked(on)
         self._settings.setValue("presentation", on)
+        # Bigger rows need a new share of the left column (once they have relaid out).
+        if self._session.snapshot.result is not None:
+            QTimer.singleShot(0, self, self.fit_left_column)
+
+    def _on_view_graph_only(self) -> None:
+        self.set_graph_only(self.commands["graph_only"].isChecked())
+
+    def set_graph_only(self, on: bool) -> None:
+        """Show only the graph, as big as the window (the side columns hidden), or go back
+        to every panel at the sizes they had."""
+        action = self.commands["graph_only"]
+        if action.isChecked() != on:
+            action.setChecked(on)
+        columns = self._splitters["columns"]
+        if on == self.graph_only():
+            return
+        if on:
+            self._sizes_before_graph_only = columns.sizes()
+        for side in (self._splitters["left"], self._splitters["right"]):
+            side.setVisible(not on)
+        if not on and self._sizes_before_graph_only is not None:
+            columns.refresh()  # the handles are back: sizes count them again
+            columns.setSizes(self._sizes_before_graph_only)
+            self._sizes_before_graph_only = None
+        self._leave_graph_only.setEnabled(on)
+
+    def graph_only(self) -> bool:
+        """Whether the graph-only view is on."""
+        return self._sizes_before_graph_only is not None
 
     def _on_view_reset_layout(self) -> None:
+        self.set_graph_only(False)
+        self.apply_default_sizes()
+
+    def apply_default_sizes(self) -> None:
+        """Share each splitter's room as :data:`~gui.model.views.panel_sizes.SHARES` says,
+        no panel below its minimum (a slider row must not be cut off)."""
+        self._pending_sizes = False
         for name, splitter in self._splitters.items():
-            splitter.setSizes(DEFAULT_SIZES[name])
+            horizontal = splitter.orientation() == Qt.Orientation.Horizontal
+            total = splitter.width() if horizontal else splitter.height()
+            total -= splitter.handleWidth() * (splitter.count() - 1)
+            minimums = []
+            for panel in (splitter.widget(i) for i in range(splitter.count())):
+                hint = panel.minimumSizeHint() if panel is not None else QSize()
+                minimums.append(max(0, hint.width() if horizontal else hint.height()))
+            splitter.setSizes(split(total, SHARES[name], minimums))
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._pending_sizes:  # no sizes in the settings: share the window as shown
+            self.apply_default_sizes()
 
     def _on_view_guide(self) -> None:
         QMessageBox.information(self, "What am I looking at?", GUIDE)
@@ -430,12 +631,14 @@ class MainWindow(QMainWindow):
             state = self._settings.value(f"splitters/{name}")
             if isinstance(state, QByteArray):
                 splitter.restoreState(state)
+                self._pending_sizes = False
         if str(self._settings.value("presentation", "false")).lower() == "true":
             self.set_presentation(True)
         if str(self._settings.value("show_saved", "false")).lower() == "true":
             self._session.set_show_saved(True)
 
     def save_settings(self) -> None:
+        self.set_graph_only(False)  # the next start shows every panel, at these sizes
         self._settings.setValue("geometry", self.saveGeometry())
         for name, splitter in self._splitters.items():
             self._settings.setValue(f"splitters/{name}", splitter.saveState())
@@ -456,8 +659,12 @@ class MainWindow(QMainWindow):
     # -- autosave ------------------------------------------------------------------------
 
     def _unsaved(self, snapshot: Snapshot) -> bool:
-        """Changed since the last save, or restored from a crash and not saved since."""
-        return snapshot.modified or (self._autosave is not None and self._autosave.restored)
+        """Work that would be lost: see :func:`~gui.model.views.unsaved.has_unsaved_work`
+        (a lesson only dragged about has none), or work restored from a crash."""
+        lesson = snapshot.path is not None and _is_lesson(snapshot.path)
+        return has_unsaved_work(snapshot, self._saved_code, lesson) or (
+            self._autosave is not None and self._autosave.restored
+        )
 
     def _on_autosave_pending(self) -> None:
         # Started by the first change only: a slider dragged for a minute is copied every
@@ -498,6 +705,22 @@ class MainWindow(QMainWindow):
         return True
 
 
+def _controls_height(tabs: QTabWidget, named: list[QWidget]) -> int:
+    """The height that shows the current tab's content down to the last of ``named`` (all
+    of it when none is named)."""
+    page = tabs.currentWidget()
+    area = page.findChild(QScrollArea) if page is not None else None
+    content = area.widget() if area is not None else None
+    if area is None or content is None:
+        return tabs.sizeHint().height()
+    bottom = content.sizeHint().height()
+    if named:
+        layout = content.layout()
+        margin = layout.contentsMargins().bottom() if layout is not None else 0
+        bottom = max(w.mapTo(content, QPoint(0, w.height())).y() for w in named) + margin
+    return tabs.tabBar().sizeHint().height() + bottom + 2 * area.frameWidth()
+
+
 def _quit_when(done: bool, loop: QEventLoop) -> None:
     if done:
         loop.quit()
@@ -514,14 +737,18 @@ def _is_lesson(path: str) -> bool:
 
 
 GUIDE = (
-    "<p><b>Code</b> (left): a small PyTorch program. It re-runs shortly after you stop "
+    "<p><b>Code</b> (top left): a small PyTorch program. It re-runs shortly after you stop "
     "typing, or at once with Ctrl+Enter.</p>"
-    "<p><b>Inputs</b>: a slider per element of every leaf tensor (requires_grad=True).</p>"
+    "<p><b>Inputs</b> (under the code): a slider per element of every leaf tensor "
+    "(requires_grad=True).</p>"
     "<p><b>Graph</b> (middle): the autograd graph PyTorch built (leaves on top, output at "
     "the bottom). Colours show gradients on one scale: blue below zero, red above. Edge "
     "labels show the gradient flowing back. Click a box for its local derivative rule.</p>"
-    "<p><b>Plots</b>: each leaf's .grad, what the latest backward added, and the history "
+    "<p><b>Plots</b> (right): each leaf's .grad, what the latest backward added, and the history "
     "across backward calls.</p>"
-    "<p><b>Backward</b> (right): which tensor to differentiate, the gradient argument v of "
-    "backward(v) as sliders, and the options retain_graph, create_graph, zeroing.</p>"
+    "<p><b>Backward</b> (the tab beside Inputs, on the left): which tensor to differentiate, "
+    "the gradient argument v of backward(v) as sliders, and the options retain_graph, "
+    "create_graph, zeroing. A lesson opens on the tab whose controls it talks about.</p>"
+    "<p><b>Keys</b>: F9 shows only the graph (F9 or Esc: back), F11 is presentation mode "
+    "(everything bigger, for a projector), F5 runs.</p>"
 )

@@ -1,5 +1,8 @@
 """The node details pane: what the selected graph node does, with this step's numbers.
 
+The local rule with the numbers plugged in comes first; torch's internal names and raw
+warning text wait behind the page's "details" link, which this pane toggles.
+
 The page itself is HTML from :mod:`gui.model.views.node_details`; this pane shows it in one
 read-only, selectable, word-wrapped rich-text view that reflows to any width, so it stays
 readable in a narrow dock and on a projector. It redraws only when the selection or the
@@ -10,12 +13,12 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from gui.model.session import Session, Snapshot
-from gui.model.views.node_details import details_html, empty_page, selected_node
+from gui.model.views.node_details import DETAILS_LINK, details_html, empty_page, selected_node
 
 # What a snapshot must have changed for the pane to draw again: the selected node or step,
 # or the numbers behind them. A slider tick brings a new result, so it redraws too.
@@ -49,10 +52,9 @@ class NodeDetailsPanel(QWidget):
         self._timer.setInterval(DEFERRED_DRAW_MS)
         self._timer.timeout.connect(self._on_model_deferred)
         header = QHBoxLayout()
-        self._heading = QLabel("Node details")
-        font = self._heading.font()
-        font.setBold(True)
-        self._heading.setFont(font)
+        # Bold by markup, not by a font of its own: an own font stops following the
+        # application's (presentation mode).
+        self._heading = QLabel("<b>Node details</b>")
         self.close_button = QPushButton("Close")
         self.close_button.setToolTip("Clear the selection")
         self.close_button.clicked.connect(self._on_view_close)
@@ -66,6 +68,10 @@ class NodeDetailsPanel(QWidget):
         # that is read, not edited.
         self.browser.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
+        # Whether the "details" link is open: the pane's own view state (like a scroll
+        # position), kept from one node to the next; the session never hears of it.
+        self.details_shown = False
+        self.browser.anchorClicked.connect(self._on_view_link)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(header)
@@ -99,11 +105,24 @@ class NodeDetailsPanel(QWidget):
         start = time.perf_counter()
         node = selected_node(snapshot)
         self.close_button.setEnabled(node is not None)
-        page = empty_page(snapshot) if node is None else details_html(node, snapshot, self._mono)
+        page = (
+            empty_page(snapshot)
+            if node is None
+            else details_html(node, snapshot, self._mono, self.details_shown)
+        )
         if page != self._drawn:
             self.browser.setHtml(page)
             self._drawn = page
         self._slow = time.perf_counter() - start > SLOW_DRAW_SECONDS
+
+    def _on_view_link(self, url: QUrl) -> None:
+        if url.toString() != DETAILS_LINK:
+            return
+        self.details_shown = not self.details_shown
+        # Drawn again where the reader is: the page grows below the link, it does not jump.
+        scroll = self.browser.verticalScrollBar().value()
+        self._draw(self._session.snapshot)
+        self.browser.verticalScrollBar().setValue(scroll)
 
     def _on_view_close(self) -> None:
         self._session.select_node(None)

@@ -8,6 +8,7 @@ import math
 from collections.abc import Iterable, Sequence
 
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QApplication, QGraphicsItem, QGraphicsScene, QGraphicsView
 
@@ -62,10 +63,30 @@ def style_plot(widget: pg.PlotWidget) -> None:
 
 
 def set_title(widget: pg.PlotWidget, text: str) -> None:
-    """Set the plot title only when it changed (a title change relayouts the plot)."""
+    """Set the plot title only when it changed (a title change relayouts the plot).
+
+    ``titleLabel.text`` is the whole title; a plot narrower than it shows its start and
+    "…" (see :func:`fit_title`), never a title cut off at the plot's edge.
+    """
     item = widget.getPlotItem()
     if item.titleLabel.text != text:
-        item.setTitle(text, color=TEXT_COLOR, size=f"{plot_font().pointSizeF():g}pt")
+        item.titleLabel.text = text
+        fit_title(widget)
+
+
+def fit_title(widget: pg.PlotWidget) -> None:
+    """Show as much of the title as the plot's width holds (call on every resize)."""
+    item = widget.getPlotItem()
+    if item is None:  # pyqtgraph resizes the view before it has made the plot
+        return
+    label = item.titleLabel
+    full = str(label.text)
+    font = plot_font()
+    room = max(0, widget.width() - 2 * QFontMetricsF(font).averageCharWidth())
+    shown = QFontMetricsF(font).elidedText(full, Qt.TextElideMode.ElideRight, room)
+    if label.item.toPlainText() != shown or not label.isVisible():
+        item.setTitle(shown, color=TEXT_COLOR, size=f"{font.pointSizeF():g}pt")
+    label.text = full  # setTitle kept the shortened one
 
 
 def label_ticks(

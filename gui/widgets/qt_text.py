@@ -1,5 +1,5 @@
-"""Qt text helpers the code panel's widgets share: the monospace font, and the
-QTextCursor selections that underline an error or tint its line in the editor."""
+"""Qt text helpers the widgets share: the monospace font, following the application font,
+and the QTextCursor selections that underline an error or tint its line in the editor."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from PySide6.QtGui import (
     QTextDocument,
     QTextFormat,
 )
-from PySide6.QtWidgets import QTextEdit
+from PySide6.QtWidgets import QApplication, QTextEdit, QWidget
 
 from gui.model.result import Explanation
 
@@ -22,6 +22,18 @@ def monospace_font(point_size: float) -> QFont:
     font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
     font.setPointSizeF(max(11.0, point_size))
     return font
+
+
+def follow_application_font(widget: QWidget) -> None:
+    """Keep ``widget`` in the application font as it changes (presentation mode).
+
+    A widget with a style sheet stops following the application font (Qt resolves its
+    font once, when the sheet is applied): without this, badges and status lines keep
+    their old size while the rest of the window grows.
+    """
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        app.fontChanged.connect(widget.setFont)  # disconnected when the widget goes
 
 
 def diagnostic_span(document: QTextDocument, item: Explanation) -> QTextCursor:

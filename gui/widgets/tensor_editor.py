@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from gui.model import nested
@@ -46,6 +46,11 @@ class TensorEditor(QWidget):
         self.grad_name = grad_name
         self.sliders: list[ValueSlider] = []
         self.table: ValueTable | None = None
+        # Every label text the rows have shown: their width fits the widest, so a label
+        # that changes ("gradient (implicit 1.0)" becoming "v" on the first drag) never
+        # moves the slider beside it under the mouse.
+        self._label_texts: set[str] = set()
+        self._captions: list[tuple[QLabel, QWidget]] = []
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
@@ -60,22 +65,34 @@ class TensorEditor(QWidget):
             self.sliders.append(row)
             layout.addWidget(row)
         if grad_name is not None and self.sliders:
-            layout.insertLayout(0, self._captions(self.sliders[0], grad_name))
+            layout.insertLayout(0, self._caption_row(self.sliders[0], grad_name))
         self._align_labels()
 
-    @staticmethod
-    def _captions(first: ValueSlider, grad_name: str) -> QHBoxLayout:
+    def _caption_row(self, first: ValueSlider, grad_name: str) -> QHBoxLayout:
         row = QHBoxLayout()
         row.addStretch(1)
-        for text, width in (
-            ("value", first.box.sizeHint().width()),
-            (grad_name, first.swatch.sizeHint().width()),
-        ):
+        for text, column in (("value", first.box), (grad_name, first.swatch)):
             caption = QLabel(text)
-            caption.setFixedWidth(width)
             caption.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            self._captions.append((caption, column))
             row.addWidget(caption)
+        self._size_captions()
         return row
+
+    def _size_captions(self) -> None:
+        # Each caption as wide as the column it names (both follow the font).
+        for caption, column in self._captions:
+            caption.setFixedWidth(column.sizeHint().width())
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:  # presentation mode: measure again,
+            # once every child has its new font too (they hear of it in no set order)
+            QTimer.singleShot(0, self, self._refit)
+
+    def _refit(self) -> None:
+        self._size_captions()
+        self._align_labels()
 
     def default_labels(self) -> list[str]:
         """``x[0]``, ``x[1]``...: how Python indexes each element."""
@@ -88,10 +105,15 @@ class TensorEditor(QWidget):
     def _align_labels(self) -> None:
         if not self.sliders:
             return
+        self._label_texts.update(s.label.text() for s in self.sliders)
         metrics = self.sliders[0].label.fontMetrics()
-        width = max(metrics.horizontalAdvance(s.label.text()) for s in self.sliders) + 8
+        width = max(metrics.horizontalAdvance(text) for text in self._label_texts) + 8
         for s in self.sliders:
             s.setLabelWidth(width)
+
+    def label_width(self) -> int:
+        """The width every row's label has (the widest label text shown so far)."""
+        return self.sliders[0].label.minimumWidth() if self.sliders else 0
 
     def set_labels(self, labels: Sequence[str]) -> None:
         """Relabel the slider rows (e.g. "gradient (implicit 1.0)")."""

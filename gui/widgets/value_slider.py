@@ -8,9 +8,17 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QSignalBlocker, Qt, Signal
+from PySide6.QtCore import QSignalBlocker, QSize, Qt, Signal
 from PySide6.QtGui import QWheelEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSlider, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QProxyStyle,
+    QSlider,
+    QStyle,
+    QStyleOption,
+    QWidget,
+)
 
 from gui.model.session import InputRange
 from gui.model.tensor_format import format_number
@@ -21,15 +29,57 @@ from gui.widgets.number_box import BOX_LIMIT, NumberBox
 # QSlider positions are ints; a tiny step across a wide range would overflow them.
 MAX_TICKS = 100_000
 PAGE_TICKS = 10
+# The handle's length and the slider's thickness as a share of the font's line height
+# (Fusion draws 15 px handles beside 11 pt text): they grow with presentation mode's font.
+HANDLE_PER_LINE = 0.85
+# Slider width for this many characters of the font at least (80 px at 11 pt).
+MIN_SLIDER_CHARS = 9
+
+
+class _FontSizedSliders(QProxyStyle):
+    """The application's style with slider handles that grow with the slider's font, so a
+    projector's big font gets handles a presenter can hit (Qt's are a fixed size)."""
+
+    _SCALED = (
+        QStyle.PixelMetric.PM_SliderLength,
+        QStyle.PixelMetric.PM_SliderThickness,
+    )
+
+    def pixelMetric(
+        self,
+        metric: QStyle.PixelMetric,
+        option: QStyleOption | None = None,
+        widget: QWidget | None = None,
+    ) -> int:
+        value = super().pixelMetric(metric, option, widget)
+        if widget is None or metric not in self._SCALED:
+            return value
+        return max(value, round(widget.fontMetrics().height() * HANDLE_PER_LINE))
+
+
+_STYLE: list[_FontSizedSliders] = []  # one for every slider, made once the app exists
+
+
+def _slider_style() -> _FontSizedSliders:
+    if not _STYLE:
+        _STYLE.append(_FontSizedSliders())
+    return _STYLE[0]
 
 
 class _Slider(QSlider):
     """A horizontal slider that leaves the wheel to the scroll area until it has focus:
-    in a panel full of sliders, scrolling the panel must not change values on the way."""
+    in a panel full of sliders, scrolling the panel must not change values on the way.
+    Its handle and its least width follow the font (presentation mode)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(Qt.Orientation.Horizontal, parent)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setStyle(_slider_style())
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        least = self.fontMetrics().averageCharWidth() * MIN_SLIDER_CHARS
+        return QSize(max(hint.width(), least), hint.height())
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         if self.hasFocus():
@@ -64,7 +114,6 @@ class ValueSlider(QWidget):
         self.slider = _Slider()
         self.slider.setSingleStep(1)
         self.slider.setPageStep(PAGE_TICKS)
-        self.slider.setMinimumWidth(80)
         self.box = NumberBox()
         # Typing may go past the slider's ends (the slider then pins): only the box can.
         self.box.setRange(-BOX_LIMIT, BOX_LIMIT)

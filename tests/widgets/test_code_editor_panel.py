@@ -366,6 +366,24 @@ class HeldDispatcher:
             done(work())
 
 
+def test_the_first_run_says_the_engine_is_starting_not_no_errors(
+    qtbot: QtBot, engine_process: EngineProcess
+) -> None:
+    dispatcher = HeldDispatcher()
+    session = Session(engine_process.run, dispatcher=dispatcher)
+    panel = CodeEditorPanel(session, debounce_ms=30)
+    qtbot.addWidget(panel)
+    session.set_code(GOOD)
+    assert session.snapshot.running and session.snapshot.result is None
+    # At once: the engine's process is still importing torch, which takes seconds.
+    assert status_text(panel) == "Starting the engine…"
+    assert explanation_text(panel) == "Starting the engine…"
+    assert "No errors" not in explanation_text(panel)
+    dispatcher.release()
+    assert status_text(panel) == "Up to date"
+    assert "No errors" in explanation_text(panel)
+
+
 def test_running_shows_only_when_a_run_takes_a_while(
     qtbot: QtBot, engine_process: EngineProcess
 ) -> None:
@@ -374,12 +392,50 @@ def test_running_shows_only_when_a_run_takes_a_while(
     panel = CodeEditorPanel(session, debounce_ms=30)
     qtbot.addWidget(panel)
     session.set_code(GOOD)
+    dispatcher.release()  # the engine has started: later runs are plain runs
+    session.set_code(GOOD + "z = y * 2\n")
     assert session.snapshot.running
     assert status_text(panel) != "Running…"  # not at once: most runs take milliseconds
     qtbot.waitUntil(lambda: status_text(panel) == "Running…", timeout=2000)
     dispatcher.release()
     assert not session.snapshot.running
     assert status_text(panel) == "Up to date"
+
+
+def test_long_lines_wrap_instead_of_being_cut_off(qtbot: QtBot, session: Session) -> None:
+    panel = CodeEditorPanel(session, debounce_ms=30)
+    qtbot.addWidget(panel)
+    panel.resize(360, 500)
+    panel.show()
+    load_lesson(session, 7)  # "x = Variable(T.randn(1, 1), requires_grad=True)"
+    editor = panel.editor()
+    qtbot.waitUntil(lambda: editor.toPlainText() == session.snapshot.code)
+    assert editor.horizontalScrollBar().maximum() == 0, "no line runs past the right edge"
+    long_line = editor.document().findBlockByNumber(3)
+    assert "requires_grad=True" in long_line.text()
+    assert long_line.layout().lineCount() > 1
+    assert editor.needed_height() > editor.document().blockCount() * editor.fontMetrics().height()
+
+
+def test_the_explanation_and_its_fix_show_without_scrolling(qtbot: QtBot, session: Session) -> None:
+    # A code panel as short as a 1280x720 window gives it beside big controls.
+    panel = CodeEditorPanel(session, debounce_ms=30)
+    qtbot.addWidget(panel)
+    panel.resize(420, 340)
+    panel.show()
+    qtbot.waitExposed(panel)
+    snapshot = load_lesson(session, 7)
+    assert snapshot.error is not None and snapshot.error.fix
+    browser = panel.findChild(QTextBrowser, "codeExplanation")
+    qtbot.waitUntil(lambda: "Fix:" in browser.toPlainText())
+    qtbot.wait(20)
+    document = browser.document()
+    cursor = document.find("Fix:")
+    fix_block = cursor.block()
+    bottom = document.documentLayout().blockBoundingRect(fix_block).bottom()
+    assert browser.verticalScrollBar().value() == 0
+    assert bottom <= browser.viewport().height(), "the fix is in view, not below it"
+    assert panel.findChild(QTabWidget).currentIndex() == 0
 
 
 def test_screenshots(qtbot: QtBot, session: Session) -> None:

@@ -21,6 +21,7 @@ from gui.model.session import Session, Snapshot
 from gui.model.tensor_format import format_tensor
 from gui.model.views.graph_caption import EMPTY_TEXT
 from gui.widgets.graph_panel import GraphPanel
+from gui.widgets.graph_view import READABLE_TEXT_PX
 from gui.widgets.scene_style import scene_font
 from tests.fixtures import leaf_key, load_lesson, show_panel, viewport_point
 
@@ -426,6 +427,64 @@ def test_big_graph_starts_readable_at_the_top(panel: GraphPanel, session: Sessio
     assert visible.contains(leaf.rect)
     panel.fit_action.trigger()
     assert_fits(panel)
+
+
+def text_pixels(panel: GraphPanel) -> float:
+    """The graph's smallest text on screen, in pixels: its font size in scene units (box
+    text and edge labels) times the view's scale, measured here, not asked of the panel."""
+    items = panel.items
+    assert items is not None
+    box_text = scene_font(FONT_SIZE).pixelSize() * items.text_scale
+    edge_text = min(
+        (e.label._font.pixelSize() for e in items.edges.values() if not e.link),
+        default=box_text,
+    )
+    return min(box_text, edge_text) * panel.view().transform().m11()
+
+
+@pytest.mark.parametrize("number", range(8))
+def test_first_view_is_readable_on_a_projector_however_small_the_panel(
+    qtbot: QtBot, session: Session, number: int
+) -> None:
+    # A narrow column (1024x768) and a roomy one: a graph that fits only smaller scrolls.
+    for width, height in ((420, 520), (600, 640)):
+        panel = show_panel(qtbot, GraphPanel(session), width, height)
+        load_lesson(session, number)
+        assert text_pixels(panel) >= READABLE_TEXT_PX - 1e-6
+        assert panel.smallest_text_pixels() == pytest.approx(text_pixels(panel))
+        panel.close()
+
+
+def test_presentation_text_scale_enlarges_the_graph_and_back(
+    panel: GraphPanel, session: Session
+) -> None:
+    load_lesson(session, 5)
+    normal = text_pixels(panel)
+    panel.set_text_scale(1.45)
+    assert text_pixels(panel) >= 1.45 * READABLE_TEXT_PX - 1e-6
+    assert text_pixels(panel) > normal
+    panel.set_text_scale(1.0)
+    assert text_pixels(panel) == pytest.approx(normal)
+
+
+def test_a_chosen_zoom_grows_with_the_text_scale(panel: GraphPanel, session: Session) -> None:
+    load_lesson(session, 3)
+    panel.zoom_in_action.trigger()
+    chosen = text_pixels(panel)
+    panel.set_text_scale(1.45)
+    assert text_pixels(panel) == pytest.approx(chosen * 1.45)
+
+
+def test_a_graph_too_big_to_read_whole_starts_at_its_leaves(qtbot: QtBot, session: Session) -> None:
+    panel = show_panel(qtbot, GraphPanel(session), 420, 400)
+    snapshot = load_lesson(session, 1)  # tall: Python's sum is a chain of additions
+    view = panel.view()
+    assert view.verticalScrollBar().maximum() > 0, "scrolls rather than shrinking"
+    leaf = panel.node_item(leaf_key(snapshot, "x"))
+    assert leaf is not None
+    visible = view.mapToScene(view.viewport().rect()).boundingRect()
+    assert visible.top() <= leaf.rect.top()
+    assert visible.intersects(leaf.rect)
 
 
 # -- speed and looks ---------------------------------------------------------------------

@@ -7,7 +7,7 @@ import pytest
 import torch
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
-from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
+from PySide6.QtWidgets import QApplication, QLineEdit, QScrollArea, QScrollBar, QWidget
 from pytestqt.qtbot import QtBot
 
 from gui.model.session import InputRange, Session, Snapshot
@@ -326,3 +326,43 @@ def test_screenshots(qtbot: QtBot, session: Session) -> None:
         load_lesson(session, number)
         qtbot.wait(10)
         panel.grab().save(f"/tmp/inputs_panel_lesson{number}.png")
+
+
+def scroll_bar(panel: InputsPanel) -> QScrollBar:
+    area = panel.findChild(QScrollArea)
+    assert area is not None
+    return area.verticalScrollBar()
+
+
+def test_reset_keeps_the_panels_scroll_position(qtbot: QtBot, session: Session) -> None:
+    load_lesson(session, 0)  # x and w: more than a short panel shows
+    panel = show_panel(qtbot, InputsPanel(session), 420, 120)
+    panel.activateWindow()
+    group = panel.groups["w"]
+    session.set_input("w", 0, 0.25)
+    assert group.reset.isEnabled()
+    bar = scroll_bar(panel)
+    area = panel.findChild(QScrollArea)
+    assert area is not None
+    # The reset button at the bottom of the view, the rows after it (where the focus
+    # would go) out of sight below.
+    top = group.reset.mapTo(area.widget(), QPoint(0, 0)).y()
+    bar.setValue(top + group.reset.height() - area.viewport().height() + 2)
+    before = bar.value()
+    assert 0 < before < bar.maximum()
+    qtbot.mouseClick(group.reset, Qt.MouseButton.LeftButton)
+    qtbot.wait(20)
+    assert "w" not in session.snapshot.values, "the click reset w"
+    assert bar.value() == before
+
+
+def test_the_panel_is_never_narrower_than_a_slider_row(qtbot: QtBot, session: Session) -> None:
+    load_lesson(session, 5)
+    panel = show_panel(qtbot, InputsPanel(session), 420, 400)
+    area = panel.findChild(QScrollArea)
+    assert area is not None and area.widget() is not None
+    least = area.widget().minimumSizeHint().width()
+    qtbot.waitUntil(lambda: panel.minimumSizeHint().width() >= least)
+    panel.resize(120, 400)  # a layout gives no widget less than its minimum
+    qtbot.wait(10)
+    assert area.widget().width() <= area.viewport().width()

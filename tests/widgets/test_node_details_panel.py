@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 import torch
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QUrl
 from pytestqt.qtbot import QtBot
 
 from gui.model.explain.local_rules import FAILED_STEP_TEXT
 from gui.model.session import Session, Snapshot
-from gui.model.views.node_details import EMPTY_TEXT
+from gui.model.views.node_details import DETAILS_LINK, EMPTY_TEXT
 from gui.widgets import node_details_panel
 from gui.widgets.node_details_panel import NodeDetailsPanel
 from tests.fixtures import load_lesson, shown, text_of
@@ -60,7 +60,9 @@ def test_lesson_three_pow_and_mul_show_torchs_numbers(
     assert "∂(y³)/∂y = 3·y² → grad_y = g · 3 · y²" in text
     assert f"= [[1.]] · 3 · {shown(y)}²" in text
     assert f"leaving → y {shown(y.grad)}" in text  # type: ignore[arg-type]
-    assert text.rstrip().endswith(f"= {shown(y.grad)}")  # type: ignore[arg-type]
+    # The rule with the numbers comes first, ending in torch's own gradient.
+    numbers = text.index("With this call's numbers")
+    assert text.index(f"= {shown(y.grad)}", numbers) < text.index("leaving → y")  # type: ignore[arg-type]
     assert panel.close_button.isEnabled()
     session.select_node(key_of(snapshot, "MulBackward0"))
     text = text_of(panel)
@@ -207,3 +209,20 @@ def test_old_tutorial_lesson_explains_that_the_call_failed(
     text = text_of(panel)
     assert "∂(y³)/∂y = 3·y²" in text  # the rule is still there to read
     assert FAILED_STEP_TEXT in text
+
+
+def test_the_details_link_shows_torchs_names_and_hides_them_again(
+    qtbot: QtBot, panel: NodeDetailsPanel, session: Session
+) -> None:
+    snapshot = load_lesson(session, 6)
+    session.select_node(key_of(snapshot, "MeanBackward0"))
+    text = text_of(panel)
+    assert "self_sym_numel" not in text and "Show details" in text
+    assert text.index("Local rule") < text.index("value")
+    panel.browser.anchorClicked.emit(QUrl(DETAILS_LINK))
+    assert "self_sym_numel" in text_of(panel) and "Hide details" in text_of(panel)
+    # Kept open from one node to the next: the reader asked for details.
+    session.select_node(key_of(snapshot, "PowBackward0"))
+    assert "exponent" in text_of(panel) and "Hide details" in text_of(panel)
+    panel.browser.anchorClicked.emit(QUrl(DETAILS_LINK))
+    assert "Show details" in text_of(panel)

@@ -22,6 +22,7 @@ WARNING_COLOR = "#e07000"
 WARNING_TEXT = "#8a4b00"
 WARNING_TINT = "#fff4e0"
 OK_TEXT = "#2e6b2e"
+WAITING_TEXT = "#505050"
 
 # Enough of torch's message to recognise and search for it; some run to a dozen lines.
 MAX_MESSAGE_LINES = 6
@@ -51,32 +52,45 @@ def _heading(item: Explanation) -> str:
 
 
 def explanation_html(item: Explanation, mono_family: str) -> str:
-    """One error or warning: heading, torch's exact message, explanation, fix."""
+    """One error or warning: heading, explanation, fix, then torch's exact message.
+
+    The plain words and the fix come first, so they are what shows without scrolling in a
+    short panel; torch's message (kept whole, to paste into a search engine) follows.
+    """
     is_error = item.severity == "error"
     color = ERROR_COLOR if is_error else WARNING_TEXT
     tint = ERROR_TINT if is_error else WARNING_TINT
     family = html.escape(mono_family, quote=True)
     parts = [f'<p style="margin:0 0 3px 0; color:{color}"><b>{html.escape(_heading(item))}</b></p>']
-    message = _first_lines(item.message)
-    if message:
-        parts.append(
-            f'<p style="margin:0 0 5px 0; background-color:{tint}; white-space:pre-wrap; '
-            f"font-family:'{family}'\">{html.escape(message, quote=False)}</p>"
-        )
     if item.explanation:
         parts.append(f'<p style="margin:0 0 5px 0">{rich_text(item.explanation, mono_family)}</p>')
     if item.fix:
         parts.append(
-            f'<p style="margin:0 0 10px 0"><b>Fix:</b> {rich_text(item.fix, mono_family)}</p>'
+            f'<p style="margin:0 0 5px 0"><b>Fix:</b> {rich_text(item.fix, mono_family)}</p>'
+        )
+    message = _first_lines(item.message)
+    if message:
+        parts.append(
+            f'<p style="margin:0 0 10px 0; background-color:{tint}; white-space:pre-wrap; '
+            f"font-family:'{family}'\">{html.escape(message, quote=False)}</p>"
         )
     return "".join(parts)
 
 
 def diagnostics_html(
-    error: Explanation | None, warnings: Sequence[Explanation], mono_family: str
+    error: Explanation | None,
+    warnings: Sequence[Explanation],
+    mono_family: str,
+    waiting: str | None = None,
 ) -> str:
-    """The whole explanation box: the error first, then up to :data:`MAX_WARNINGS`."""
+    """The whole explanation box: the error first, then up to :data:`MAX_WARNINGS`.
+
+    ``waiting`` says why nothing has run yet ("Starting the engine…"): without errors it
+    is shown instead of "No errors", which would claim a run that has not happened.
+    """
     if error is None and not warnings:
+        if waiting:
+            return f'<p style="color:{WAITING_TEXT}">{html.escape(waiting)}</p>'
         return f'<p style="color:{OK_TEXT}">✓ No errors: the code ran cleanly.</p>'
     parts = [] if error is None else [explanation_html(error, mono_family)]
     parts += [explanation_html(w, mono_family) for w in warnings[:MAX_WARNINGS]]

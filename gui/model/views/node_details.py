@@ -1,12 +1,14 @@
 """What the node details pane shows: the selected graph node and this step's numbers, as HTML.
 
-For the node the session has selected: its title and a plain sentence on what it is; its
-value and the gradients arriving at and leaving it (each with a swatch on the shared
-diverging scale, so they match the graph's colours); for a leaf its ``.grad`` and what the
-shown backward call added; the tensors and attributes it saved; its local derivative rule;
-and that rule with the numbers plugged in (see :mod:`gui.model.explain.local_rules`, which
-also guarantees every final number is torch's own). With no node selected, a hint and the
-lesson's own notes.
+For the node the session has selected: its title and a plain sentence on what it is; then
+first its local derivative rule and that rule with this call's numbers plugged in (see
+:mod:`gui.model.explain.local_rules`, which also guarantees every final number is torch's
+own), the point of clicking a box; then its value and the gradients arriving at and
+leaving it (each with a swatch on the shared diverging scale, so they match the graph's
+colours), for a leaf its ``.grad`` and what the shown backward call added. What only a
+curious reader needs, torch's internal names for what the node saved
+(``self_sym_numel``...) and torch's raw warning text, waits behind a "details" link
+(:data:`DETAILS_LINK`). With no node selected, a hint and the lesson's own notes.
 """
 
 from __future__ import annotations
@@ -27,6 +29,10 @@ from gui.model.session import Snapshot
 from gui.model.tensor_format import format_shape, format_tensor
 
 EMPTY_TEXT = "Click a node in the graph to see what it does"
+# The link that shows or hides the details (its href; the pane toggles on it).
+DETAILS_LINK = "details"
+SHOW_DETAILS = "▸ Show details: what torch saved, in its own names"
+HIDE_DETAILS = "▾ Hide details"
 MUTED = "#606060"
 HEADING = "#303030"
 _CODE_SPAN = re.compile(r"`([^`]+)`")
@@ -100,6 +106,12 @@ class _Html:
             )
             self.rows = []
 
+    def link(self, href: str, text: str) -> None:
+        self.flush_rows()
+        self.parts.append(
+            f'<p style="margin:10px 0 2px 0"><a href="{html.escape(href)}">{_escape(text)}</a></p>'
+        )
+
     def block(self, text: str) -> None:
         """Monospace text that keeps its line breaks and alignment but still wraps."""
         self.flush_rows()
@@ -140,7 +152,7 @@ def _contribution(step: StepRecord | None, leaf: str) -> TensorData | None:
 
 
 def _gradient_rows(out: _Html, node: GraphNode, snapshot: Snapshot, flow: NodeFlow | None,
-                   description: NodeDescription) -> None:  # fmt: skip
+                   description: NodeDescription, warnings: list[str]) -> None:  # fmt: skip
     step = snapshot.graph_step
     graph = snapshot.graph
     if node.kind == "output":
@@ -156,7 +168,7 @@ def _gradient_rows(out: _Html, node: GraphNode, snapshot: Snapshot, flow: NodeFl
             out.row("added by this call", added)
         return
     if flow is None or graph is None:
-        _stored_grad(out, node, snapshot)
+        _stored_grad(out, node, snapshot, warnings)
         return
     for i, t in enumerate(flow.arriving):
         out.row("gradient arriving" + (f" [{i}]" if len(flow.arriving) > 1 else ""), t)
@@ -165,11 +177,14 @@ def _gradient_rows(out: _Html, node: GraphNode, snapshot: Snapshot, flow: NodeFl
             out.row(f"leaving → {name}", None, "none (needs no gradient)", swatch=False)
         else:
             out.row(f"leaving → {name}", t)
-    _stored_grad(out, node, snapshot)
+    _stored_grad(out, node, snapshot, warnings)
 
 
-def _stored_grad(out: _Html, node: GraphNode, snapshot: Snapshot) -> None:
-    """What ``y.grad`` holds for a named intermediate: the classic "why is y.grad None?"."""
+def _stored_grad(
+    out: _Html, node: GraphNode, snapshot: Snapshot, warnings: list[str] | None = None
+) -> None:
+    """What ``y.grad`` holds for a named intermediate: the classic "why is y.grad None?".
+    torch's own warning about it goes to ``warnings`` (shown with the details)."""
     info = (
         None
         if snapshot.result is None or node.var is None
@@ -187,8 +202,8 @@ def _stored_grad(out: _Html, node: GraphNode, snapshot: Snapshot) -> None:
         f"but stores `.grad` only on leaves. To keep it, tick `{name}` under "
         "retain_grad on the Backward tab (`" + name + ".retain_grad()`)."
     )
-    if info.grad_warning is not None:
-        out.paragraph(f"torch warns: {info.grad_warning.message}", f"color:{MUTED}")
+    if info.grad_warning is not None and warnings is not None:
+        warnings.append(info.grad_warning.message)
 
 
 def step_note(snapshot: Snapshot) -> str | None:
@@ -204,8 +219,13 @@ def step_note(snapshot: Snapshot) -> str | None:
     return note
 
 
-def details_html(node: GraphNode, snapshot: Snapshot, mono: str) -> str:
-    """The pane's HTML for ``node`` in ``snapshot`` (``mono``: the monospace font family)."""
+def details_html(node: GraphNode, snapshot: Snapshot, mono: str, details: bool = False) -> str:
+    """The pane's HTML for ``node`` in ``snapshot`` (``mono``: the monospace font family).
+
+    The local rule and this call's numbers come first; ``details`` adds what the node saved
+    under torch's own names and torch's raw warning text, behind the :data:`DETAILS_LINK`
+    link that shows or hides them.
+    """
     graph = snapshot.graph
     assert graph is not None
     # The step whose flows belong to this graph: a backward the code made on another
@@ -222,14 +242,6 @@ def details_html(node: GraphNode, snapshot: Snapshot, mono: str) -> str:
     if subtitle:
         out.paragraph(subtitle)
     out.paragraph(description.what)
-    if node.value is not None:
-        out.row("value", node.value, swatch=False)
-        out.row("shape", None, format_shape(node.value.shape), swatch=False)
-    _gradient_rows(out, node, snapshot, flow, description)
-    if description.saved:
-        out.heading("Saved for backward")
-        for name, text in description.saved:
-            out.row(name, None, text, swatch=False)
     if description.rule:
         out.heading("Local rule")
         out.block(description.rule)
@@ -239,6 +251,22 @@ def details_html(node: GraphNode, snapshot: Snapshot, mono: str) -> str:
         if note is not None and node.kind in ("function", "leaf"):
             out.paragraph(note, f"color:{MUTED}")
         out.block(description.numbers)
+    if node.value is not None or node.kind in ("function", "leaf", "output"):
+        out.heading("Values")
+    if node.value is not None:
+        out.row("value", node.value, swatch=False)
+        out.row("shape", None, format_shape(node.value.shape), swatch=False)
+    warnings: list[str] = []
+    _gradient_rows(out, node, snapshot, flow, description, warnings)
+    if description.saved or warnings:
+        out.link(DETAILS_LINK, HIDE_DETAILS if details else SHOW_DETAILS)
+    if details and description.saved:
+        out.heading("Saved for backward (torch's names)")
+        for saved_name, text in description.saved:
+            out.row(saved_name, None, text, swatch=False)
+    if details:
+        for message in warnings:
+            out.paragraph(f"torch warns: {message}", f"color:{MUTED}")
     return out.result()
 
 

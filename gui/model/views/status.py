@@ -18,11 +18,35 @@ STATUS_STYLES: dict[str, tuple[str, str]] = {
 }
 
 
-def status_for(snapshot: Snapshot, pending: bool) -> tuple[str, str]:
+STARTING_TEXT = "Starting the engine…"
+STATUS_MESSAGE_CHARS = 150
+NOT_RUN_TEXT = "Nothing has run yet."
+
+
+def starting(snapshot: Snapshot, ever_ran: bool) -> bool:
+    """Whether the window is still waiting for its very first result: the engine's process
+    is importing torch. ``ever_ran``: a result (or error) has been shown before."""
+    return not ever_ran and snapshot.running and snapshot.result is None
+
+
+def waiting_text(snapshot: Snapshot, ever_ran: bool) -> str | None:
+    """What the explanation box says before a run has answered (``None`` once one has):
+    never "No errors", which would claim a run that has not happened."""
+    if snapshot.result is not None or snapshot.error is not None:
+        return None
+    if starting(snapshot, ever_ran):
+        return STARTING_TEXT
+    return "Running…" if snapshot.running else NOT_RUN_TEXT
+
+
+def status_for(snapshot: Snapshot, pending: bool, ever_ran: bool = True) -> tuple[str, str]:
     """The status strip's text and style (a :data:`STATUS_STYLES` key).
 
-    ``pending`` is true while typed text waits for the typing pause.
+    ``pending`` is true while typed text waits for the typing pause; ``ever_ran`` is false
+    until the first result has come back (before it, a run is the engine starting).
     """
+    if starting(snapshot, ever_ran):
+        return STARTING_TEXT, "running"
     if pending and snapshot.live:
         return "Edited: runs when you stop typing", "pending"
     if snapshot.running:
@@ -47,14 +71,23 @@ def status_for(snapshot: Snapshot, pending: bool) -> tuple[str, str]:
     return "Up to date", "ok"
 
 
-def status_bar_text(snapshot: Snapshot) -> str:
-    """The window's status bar: starting, the error's first line, or what is shown."""
+def status_bar_text(snapshot: Snapshot, ever_ran: bool = True) -> str:
+    """The window's status bar: starting, the error's first line, or what is shown.
+
+    A long first line is cut at :data:`STATUS_MESSAGE_CHARS` characters (and the bar
+    shortens it further to its width, whole on hover); the bar's link opens the whole
+    explanation (:func:`has_explanation`).
+    """
+    if starting(snapshot, ever_ran):
+        return STARTING_TEXT
     if snapshot.running and snapshot.result is None:
-        return "Starting the engine…"
+        return "Running…"
     if snapshot.error is not None:
         line = f" (line {snapshot.error.line})" if snapshot.error.line else ""
         first = snapshot.error.message.splitlines()[0] if snapshot.error.message else ""
-        return f"{snapshot.error.kind}{line}: {first[:120]}"
+        if len(first) > STATUS_MESSAGE_CHARS:
+            first = first[: STATUS_MESSAGE_CHARS - 1] + "…"
+        return f"{snapshot.error.kind}{line}: {first}"
     if snapshot.stale and not snapshot.live:
         return "Changed: press F5 to run (live is off)"
     result = snapshot.result
@@ -62,3 +95,8 @@ def status_bar_text(snapshot: Snapshot) -> str:
         return "Ready"
     # No timing here: a number changing on every slider tick relayouts the status bar.
     return f"Up to date · output {result.output or '—'}"
+
+
+def has_explanation(snapshot: Snapshot) -> bool:
+    """Whether the status bar offers its link to the explanation (an error or warnings)."""
+    return snapshot.error is not None or bool(snapshot.warnings)

@@ -78,3 +78,19 @@ def test_printed_text_says_what_was_left_out_between_start_and_end() -> None:
         printed_text(printed, truncated=True)
         == "3 │ 0\n  ┆ … 4,000 printed lines left out …\n3 │ 4999"
     )
+
+
+def test_the_plain_words_and_the_fix_come_before_torchs_message() -> None:
+    # In a short panel the top is what shows without scrolling: the explanation and its fix.
+    page = explanation_html(ERROR, "Mono")
+    heading = page.index("RuntimeError on line 2")
+    explanation = page.index("has two elements")
+    fix = page.index("<b>Fix:</b>")
+    message = page.index("grad can be implicitly created")
+    assert heading < explanation < fix < message
+
+
+def test_before_any_run_it_says_why_instead_of_no_errors() -> None:
+    page = diagnostics_html(None, (), "Mono", waiting="Starting the engine…")
+    assert "Starting the engine…" in page and "No errors" not in page
+    assert "grad can be" in diagnostics_html(ERROR, (), "Mono", waiting="Starting the engine…")

@@ -6,7 +6,10 @@ import torch
 
 from gui.model.session import Session
 from gui.model.views.node_details import (
+    DETAILS_LINK,
     EMPTY_TEXT,
+    HIDE_DETAILS,
+    SHOW_DETAILS,
     details_html,
     empty_page,
     selected_node,
@@ -42,3 +45,31 @@ def test_a_function_shows_its_local_rule(session: Session) -> None:
     assert "Local rule" in page and "With this call's numbers" in page
     y = 2 * torch.tensor([[-1.2095]])
     assert shown(y) in page
+
+
+def test_the_rule_with_the_numbers_comes_before_the_values(session: Session) -> None:
+    snapshot = load_lesson(session, 3)
+    node = next(n for n in snapshot.graph.nodes if n.name == "PowBackward0")  # type: ignore[union-attr]
+    page = details_html(node, snapshot, "Mono")
+    assert page.index("Local rule") < page.index("With this call's numbers") < page.index(">value<")
+
+
+def test_torchs_internal_names_wait_behind_the_details_link(session: Session) -> None:
+    snapshot = load_lesson(session, 6)
+    node = next(n for n in snapshot.graph.nodes if n.name == "MeanBackward0")  # type: ignore[union-attr]
+    page = details_html(node, snapshot, "Mono")
+    assert "self_sym_numel" not in page and "self_sym_sizes" not in page
+    assert f'href="{DETAILS_LINK}"' in page and SHOW_DETAILS in page
+    opened = details_html(node, snapshot, "Mono", details=True)
+    assert "self_sym_numel" in opened and HIDE_DETAILS in opened
+    assert opened.index("With this call's numbers") < opened.index("self_sym_numel")
+
+
+def test_torchs_raw_warning_waits_behind_the_details_link(session: Session) -> None:
+    snapshot = load_lesson(session, 3)
+    node = next(n for n in snapshot.graph.nodes if n.var == "y")  # type: ignore[union-attr]
+    info = snapshot.result.tensors["y"]  # type: ignore[union-attr]
+    assert info.grad_warning is not None, "reading y.grad warns in torch"
+    page = details_html(node, snapshot, "Mono")
+    assert "y.grad" in page and "torch warns" not in page
+    assert "torch warns" in details_html(node, snapshot, "Mono", details=True)

@@ -2,8 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from gui.model.engine.run import run_program
 from gui.model.session import Session
-from gui.model.views.status import STATUS_STYLES, status_bar_text, status_for
+from gui.model.views.status import (
+    NOT_RUN_TEXT,
+    STARTING_TEXT,
+    STATUS_MESSAGE_CHARS,
+    STATUS_STYLES,
+    has_explanation,
+    starting,
+    status_bar_text,
+    status_for,
+    waiting_text,
+)
 
 GOOD = "x = torch.tensor([3., 4.], requires_grad=True)\ny = (x ** 2).sum()\n"
 
@@ -44,3 +58,53 @@ def test_every_status_has_colours() -> None:
     styles = {"ok", "pending", "running", "stale", "off", "error", "warning"}
     assert set(STATUS_STYLES) == styles
     assert all(len(colours) == 2 for colours in STATUS_STYLES.values())
+
+
+class Held:
+    """A dispatcher that keeps runs until released: the window's wait for the engine."""
+
+    inline = False
+
+    def __init__(self) -> None:
+        self.held: list[tuple[Callable[[], Any], Callable[[Any], None]]] = []
+
+    def submit(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+        self.held.append((work, done))
+
+    def release(self) -> None:
+        while self.held:
+            work, done = self.held.pop(0)
+            done(work())
+
+
+def test_the_first_run_says_the_engine_is_starting_never_no_errors() -> None:
+    held = Held()
+    session = Session(run_program, held)
+    session.set_code(GOOD)
+    snapshot = session.snapshot
+    assert snapshot.running and snapshot.result is None
+    assert starting(snapshot, ever_ran=False)
+    assert status_for(snapshot, False, ever_ran=False) == (STARTING_TEXT, "running")
+    assert status_bar_text(snapshot, ever_ran=False) == STARTING_TEXT
+    assert waiting_text(snapshot, ever_ran=False) == STARTING_TEXT
+    # A later document's first run is only running: the engine answered before.
+    assert status_bar_text(snapshot, ever_ran=True) == "Running…"
+    assert waiting_text(snapshot, ever_ran=True) == "Running…"
+    held.release()
+    assert waiting_text(session.snapshot, ever_ran=False) is None, "a result: errors or none"
+
+
+def test_nothing_run_yet_is_not_no_errors(session: Session) -> None:
+    assert waiting_text(session.snapshot, ever_ran=False) == NOT_RUN_TEXT
+
+
+def test_the_status_bar_cuts_a_long_first_line_and_offers_the_explanation(
+    session: Session,
+) -> None:
+    session.set_code("assert False, 'a' * 500\n")
+    snapshot = session.snapshot
+    assert snapshot.error is not None and has_explanation(snapshot)
+    text = status_bar_text(snapshot)
+    assert text.endswith("…") and len(text) < STATUS_MESSAGE_CHARS + 60
+    session.set_code(GOOD)
+    assert not has_explanation(session.snapshot)

@@ -1,0 +1,52 @@
+"""A one-line label that shows as much of its text as fits, ending in "…", and the whole
+text as its tooltip.
+
+For lines that must never wrap into a column of one word per line nor push a narrow panel
+wider (the graph's caption, the status bar's error): the height stays one line whatever
+the width, and nothing is lost, only shortened where the room ends. ``text()`` is always
+the whole text; only the painting is shortened.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QPainter, QPaintEvent
+from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+
+
+class ElidedLabel(QLabel):
+    """One line of plain text, elided at the right where it does not fit."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setWordWrap(False)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+
+    def shown_text(self) -> str:
+        """What fits: the text, or its start and "…"."""
+        width = self.contentsRect().width()
+        return self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, width)
+
+    def is_elided(self) -> bool:
+        """Whether the label shows less than its whole text."""
+        return self.shown_text() != self.text()
+
+    def setText(self, text: str) -> None:
+        if text != self.text():  # setText relayouts even when nothing changed
+            super().setText(text)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(0, super().minimumSizeHint().height())
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        shown = self.shown_text()
+        # The whole text on hover whenever it is cut short (set here: only painting knows).
+        tip = self.text() if shown != self.text() else ""
+        if tip != self.toolTip():
+            self.setToolTip(tip)
+        painter = QPainter(self)
+        painter.setPen(self.palette().color(self.foregroundRole()))
+        align = self.alignment() | Qt.AlignmentFlag.AlignVCenter
+        painter.drawText(self.contentsRect(), align, shown)
+        painter.end()

@@ -1,0 +1,47 @@
+"""A tensor's slider rows: labels that never move the slider beside them, sizes that follow
+the font (presentation mode)."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from gui.model.session import InputRange
+from gui.widgets.tensor_editor import TensorEditor
+from tests.fixtures import show_panel
+
+RANGE = InputRange(-2.0, 2.0, 0.002)
+
+
+def test_a_label_that_changes_never_moves_the_slider(qtbot: QtBot) -> None:
+    # The gradient argument's one slider: "gradient (implicit 1.0)" until the first drag
+    # makes v explicit and the label "v[0, 0]"; the slider must not jump under the mouse.
+    editor = show_panel(qtbot, TensorEditor("v", (1, 1), RANGE), 360, 60)
+    editor.set_labels(["gradient (implicit 1.0)"])
+    qtbot.wait(10)
+    slider = editor.sliders[0].slider
+    before = slider.geometry()
+    editor.set_labels(editor.default_labels())
+    qtbot.wait(10)
+    assert editor.sliders[0].label.text() == "v[0, 0]"
+    assert slider.geometry() == before
+
+
+def test_labels_and_captions_follow_the_font(qtbot: QtBot, qapp: QApplication) -> None:
+    editor = show_panel(qtbot, TensorEditor("x", (3,), RANGE, "x.grad"), 420, 150)
+    label = editor.label_width()
+    row = editor.sliders[0]
+    old = qapp.font()
+    big = QFont(old)
+    big.setPointSizeF(old.pointSizeF() * 1.45)
+    qapp.setFont(big)
+    try:
+        qtbot.waitUntil(lambda: editor.label_width() > label)
+        metrics = row.label.fontMetrics()
+        assert editor.label_width() >= metrics.horizontalAdvance("x[0]")
+        captions = [c for c, _ in editor._captions]
+        qtbot.waitUntil(lambda: captions[0].width() == row.box.sizeHint().width())
+        assert captions[1].width() == row.swatch.sizeHint().width()
+    finally:
+        qapp.setFont(old)
