@@ -26,7 +26,7 @@ import time
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
-from gui.model import safety
+from gui.model import safety, wire
 from gui.model.request import Job, RunRequest, StopJob
 from gui.model.result import Answer, EngineReady, Explanation, RunResult, failed_result
 
@@ -133,7 +133,7 @@ class EngineProcess:
             return self._ready
         if not self._conn.poll(STARTUP_TIMEOUT_SECONDS):
             raise RuntimeError("the engine process did not start")
-        message = self._conn.recv()
+        message = wire.loads(self._conn.recv_bytes())
         if isinstance(message, str):
             raise RuntimeError(message)
         if not isinstance(message, EngineReady):
@@ -191,7 +191,7 @@ class EngineProcess:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not self._conn.poll(remaining):
                 return None
-            message = self._conn.recv()
+            message = wire.loads(self._conn.recv_bytes())
             if isinstance(message, Answer) and message.run_id == job.run_id:
                 return message
 
