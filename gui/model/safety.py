@@ -22,22 +22,51 @@ MAX_SOURCE_LINES = 500
 # child); no hand-written learner program comes close.
 MAX_NESTING = 100
 GETATTR_NAME = "__ae_getattr__"
+SETTER_NAME = "__ae_setter__"
 
 ALLOWED_GLOBAL_NAMES: frozenset[str] = frozenset({"torch", "tensor", "F", "math", "Variable"})
+# The one dunder name a program may read as a plain name: ``if __name__ == "__main__":``.
+MAIN_NAME = "__name__"
+# Builtins the guard hands out as they are (``type``, ``getattr``, ``hasattr`` and
+# ``setattr`` are handed out as guarded stand-ins, see :mod:`gui.model.engine.guard`).
 SAFE_BUILTIN_NAMES: frozenset[str] = frozenset({
     "abs", "all", "any", "bool", "complex", "dict", "divmod", "enumerate", "filter", "float",
     "format", "int", "isinstance", "iter", "len", "list", "map", "max", "min", "next", "pow",
     "print", "range", "repr", "reversed", "round", "set", "slice", "sorted", "str", "sum",
-    "tuple", "zip",
+    "tuple", "zip", "frozenset", "chr", "ord", "bin", "hex", "oct", "ascii", "callable",
+    "id", "hash", "issubclass", "object", "super", "staticmethod", "classmethod", "property",
+    "NotImplemented", "Ellipsis", "Exception", "ArithmeticError", "AssertionError",
+    "AttributeError", "IndexError", "KeyError", "LookupError", "NameError",
+    "NotImplementedError", "OverflowError", "RuntimeError", "StopIteration", "TypeError",
+    "ValueError", "ZeroDivisionError", "Warning", "UserWarning", "DeprecationWarning",
+    "RuntimeWarning",
 })  # fmt: skip
+GUARDED_BUILTIN_NAMES: frozenset[str] = frozenset({"type", "getattr", "hasattr", "setattr"})
 ALLOWED_IMPORTS: frozenset[str] = frozenset({
     "torch", "torch.nn", "torch.nn.functional", "torch.autograd", "torch.autograd.functional",
-    "math", "numpy", "__future__",
+    "torch.nn.init", "torch.optim", "torch.optim.lr_scheduler", "torch.utils",
+    "torch.utils.data", "torch.func", "math", "numpy", "random", "time", "functools",
+    "collections", "typing", "__future__",
 })  # fmt: skip
 IMPORT_HELP = (
-    "only torch, torch.nn, torch.nn.functional, torch.autograd, math and numpy can be "
-    "imported here."
+    "only torch (with torch.nn, torch.optim, torch.autograd, torch.utils.data, torch.func), "
+    "math, numpy, random, time, functools, collections and typing can be imported here: "
+    "a program cannot reach files, the network, other processes or native code."
 )
+# Methods a class the program defines may give itself under a two-underscore name: what
+# tutorials write (``__init__``, ``__call__``, operators, ``__len__``/``__getitem__`` of a
+# dataset). Not ``__getattribute__``, ``__del__``, ``__init_subclass__``, ``__set_name__``,
+# ``__class_getitem__``, ``__reduce__``...: those run at moments the program does not
+# choose (collection, pickling, class creation) or change how the guard sees objects.
+SAFE_DUNDER_METHODS: frozenset[str] = frozenset({
+    "__init__", "__call__", "__repr__", "__str__", "__len__", "__getitem__", "__setitem__",
+    "__iter__", "__next__", "__contains__", "__bool__", "__add__", "__radd__", "__iadd__",
+    "__sub__", "__rsub__", "__isub__", "__mul__", "__rmul__", "__imul__", "__truediv__",
+    "__rtruediv__", "__itruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__",
+    "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__neg__", "__pos__", "__abs__",
+    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__float__",
+    "__int__", "__index__", "__enter__", "__exit__", "__format__",
+})  # fmt: skip
 GRAD_MODE_CONTEXTS = frozenset({"no_grad", "enable_grad", "set_grad_enabled", "inference_mode"})
 WRITABLE_ATTRIBUTES: frozenset[str] = frozenset({"grad", "data", "requires_grad"})
 FORMAT_METHODS: frozenset[str] = frozenset({"format", "format_map"})
@@ -47,20 +76,14 @@ _DENIED_BUILTIN_GROUPS: tuple[tuple[str, str], ...] = (
     ("open", _NO_FILES),
     ("eval exec compile", "programs here cannot run code built from text; write it out."),
     ("input", "programs here run without a keyboard; put the value in the code instead."),
-    ("getattr setattr delattr hasattr", "write the attribute out instead, like `x.grad`."),
+    ("delattr", "write the attribute out instead, like `del x.grad`."),
     (
         "globals locals vars dir",
         "programs here cannot inspect their own variables; print what you need instead.",
     ),
-    (
-        "type object super classmethod staticmethod property issubclass",
-        "programs here cannot create or inspect classes; use `x.dtype`, `x.shape` or "
-        "`isinstance(x, torch.Tensor)` instead.",
-    ),
     ("breakpoint help", "the program runs in the background, with no debugger or help."),
     ("exit quit", "the program ends by itself when its last line has run."),
     ("memoryview bytearray", "programs here cannot work with raw memory; use tensors."),
-    ("id hash callable", "programs here cannot inspect objects this way; compare values."),
 )
 _DENIED_BUILTIN_REASONS: dict[str, str] = {
     name: reason for names, reason in _DENIED_BUILTIN_GROUPS for name in names.split()
@@ -76,22 +99,23 @@ _DENIED_ATTRIBUTE_GROUPS: tuple[tuple[str, str], ...] = (
     ),
     (
         "os sys subprocess builtins importlib shutil pathlib io socket pickle inspect ctypes "
-        "ctypeslib system popen lib f2py distutils core classes library ops utils "
+        "ctypeslib system popen lib f2py distutils core classes library ops cpp_extension "
         "multiprocessing distributed prepare_multiprocessing_environment",
         "it reaches the operating system, the interpreter or native code.",
     ),
     (
-        "hub jit compile compiler cuda backends package onnx fx export profiler testing test "
-        "DataLoader cond while_loop scan associative_scan set_default_tensor_type",
+        "hub jit compile compiler package onnx fx export profiler "
+        "testing test cond while_loop scan associative_scan set_default_tensor_type",
         "that part of torch/numpy compiles, downloads, profiles or tests code, which the "
         "app does not support.",
     ),
     (
-        "register_hook register_prehook register_post_accumulate_grad_hook "
-        "register_forward_hook register_forward_pre_hook register_full_backward_hook "
-        "register_full_backward_pre_hook register_backward_hook apply",
-        "it runs your code inside torch's own machinery, which the app needs to watch; "
-        "print the gradients after backward() instead.",
+        "register_prehook register_backward_hook register_module_forward_hook "
+        "register_module_forward_pre_hook register_module_full_backward_hook "
+        "register_module_backward_hook",
+        "it runs your code inside torch's own machinery for every model at once, which the "
+        "app needs to watch; use `t.register_hook(fn)` or `module.register_forward_hook(fn)` "
+        "on your own tensor or layer instead.",
     ),
     (
         "set_rng_state",
@@ -99,7 +123,7 @@ _DENIED_ATTRIBUTE_GROUPS: tuple[tuple[str, str], ...] = (
         "torch.manual_seed(n) instead.",
     ),
     (
-        "set_default_device set_default_dtype set_num_threads "
+        "set_default_device set_num_threads "
         "set_num_interop_threads use_deterministic_algorithms set_deterministic_debug_mode "
         "set_anomaly_enabled set_float32_matmul_precision set_warn_always set_flush_denormal",
         "it changes a setting for the whole app, which the app controls.",
@@ -119,28 +143,46 @@ _DENIED_ATTRIBUTE_REASONS: dict[str, str] = {
 DENIED_ATTRIBUTES: frozenset[str] = frozenset(_DENIED_ATTRIBUTE_REASONS)
 
 
-def attribute_refusal_reason(name: str) -> str | None:
+# Hooks a program may put on its own tensors and layers: they run the program's own code
+# (guarded like the rest of it) when torch reaches that tensor or layer.
+ALLOWED_HOOK_NAMES: frozenset[str] = frozenset({
+    "register_hook", "register_post_accumulate_grad_hook", "register_forward_hook",
+    "register_forward_pre_hook", "register_full_backward_hook",
+    "register_full_backward_pre_hook",
+})  # fmt: skip
+_PRIVATE_REASON = "names that start with an underscore are Python or torch internals."
+
+
+def is_private_name(name: str) -> bool:
+    """``_x``: one leading underscore, not a two-underscore name."""
+    return name.startswith("_") and not name.startswith("__") and name != "_"
+
+
+def attribute_refusal_reason(name: str, *, own_object: bool = False) -> str | None:
     """Say why reading attribute ``name`` is refused, or return ``None`` when it is allowed.
 
     Parameters
     ----------
     name : str
         The attribute name, as written after the dot.
+    own_object : bool
+        The object is one of the program's own (an instance of a class it defined that
+        inherits from nothing but its own classes): its ``_private`` names are its own.
 
     Returns
     -------
     str or None
         A plain-language reason, shared by the static checker and the runtime guard.
     """
-    if name.startswith("_"):
-        return "names that start with an underscore are Python or torch internals."
+    if name.startswith("_") and not (own_object and is_private_name(name)):
+        return _PRIVATE_REASON
     reason = _DENIED_ATTRIBUTE_REASONS.get(name)
     if reason is not None:
         return reason
     if "Storage" in name:
         return "it reaches tensor storage, which programs here cannot use."
-    if "hook" in name:
-        return _DENIED_ATTRIBUTE_REASONS["register_hook"]
+    if "hook" in name and name not in ALLOWED_HOOK_NAMES:
+        return _DENIED_ATTRIBUTE_REASONS["register_prehook"]
     return None
 
 
@@ -285,25 +327,18 @@ _ALLOWED_NODES: tuple[type[ast.AST], ...] = (
     ast.Call, ast.keyword, ast.Attribute, ast.Subscript, ast.Slice, ast.Starred, ast.List,
     ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
     ast.comprehension, ast.IfExp, ast.JoinedStr, ast.FormattedValue, ast.arguments, ast.arg,
-    ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop,
+    ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop, ast.ClassDef, ast.Try,
+    ast.ExceptHandler, ast.Raise, ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom,
 )  # fmt: skip
-_NO_ERROR_CATCHING = "the app shows each error at its line so you can fix it."
 _UNSUPPORTED: dict[type[ast.AST], tuple[str, str]] = {
-    ast.ClassDef: ("class definition", "use functions, lists and tensors instead."),
     ast.AsyncFunctionDef: ("async function", "use a plain `def` instead."),
     ast.Await: ("await expression", "asynchronous code cannot run here."),
     ast.AsyncFor: ("async for loop", "use a plain `for` loop instead."),
     ast.AsyncWith: ("async with statement", "asynchronous code cannot run here."),
-    ast.Yield: ("yield expression", "generators cannot run here; build a list instead."),
-    ast.YieldFrom: ("yield from expression", "generators cannot run here; build a list."),
-    ast.Global: ("global statement", "return the value from the function instead."),
-    ast.Nonlocal: ("nonlocal statement", "return the value from the function instead."),
-    ast.Try: ("try statement", _NO_ERROR_CATCHING),
-    ast.Raise: ("raise statement", "use `assert condition, 'message'` to stop on a problem."),
     ast.Match: ("match statement", "use if/elif/else instead."),
 }
 if hasattr(ast, "TryStar"):
-    _UNSUPPORTED[ast.TryStar] = ("try statement", _NO_ERROR_CATCHING)
+    _UNSUPPORTED[ast.TryStar] = ("try/except* statement", "use a plain try/except instead.")
 
 
 def _short(node: ast.AST, limit: int = 40) -> str:
@@ -317,7 +352,7 @@ def _bound_names(tree: ast.AST) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             bound.add(node.id)
-        elif isinstance(node, ast.FunctionDef):
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
             bound.add(node.name)
         elif isinstance(node, ast.arg):
             bound.add(node.arg)
@@ -345,6 +380,22 @@ class _Validator:
         self.tree = tree
         self.bound = _bound_names(tree)
         self.format_calls: set[int] = set()  # ids of `"...".format` already judged
+        # Methods written directly in a class body: they may have a dunder name (`__init__`).
+        self.methods = {
+            id(item)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ClassDef)
+            for item in node.body
+            if isinstance(item, ast.FunctionDef)
+        }
+        # Names the program imports or gets from the app: `torch._C` is refused before it
+        # runs; `v._prev` on the program's own objects is judged at run time.
+        self.library_names = set(ALLOWED_GLOBAL_NAMES)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                self.library_names.update(
+                    (alias.asname or alias.name).split(".")[0] for alias in node.names
+                )
         self.problems: list[CodeRefused] = []
 
     def run(self) -> list[CodeRefused]:
@@ -366,9 +417,8 @@ class _Validator:
 
     def check_name(self, node: ast.AST, name: str) -> None:
         if name.startswith("__"):
-            hint = " Write the code at the top level instead." if name == "__name__" else ""
             reason = "names that start with two underscores reach Python's internals."
-            self.refuse(node, name, reason + hint)
+            self.refuse(node, name, reason)
 
     def check(self, node: ast.AST) -> bool:
         """Record what is wrong with ``node`` itself; say whether to look at its children."""
@@ -377,16 +427,25 @@ class _Validator:
             self.refuse(node, what, why, f"A {what} is not supported here: {why}")
             return False  # its parts (`case` clauses...) need no second refusal
         if isinstance(node, ast.Name):
-            self.check_name(node, node.id)
             loaded = isinstance(node.ctx, ast.Load)
+            if not (loaded and node.id == MAIN_NAME):
+                self.check_name(node, node.id)
             if loaded and node.id in DENIED_BUILTIN_NAMES and node.id not in self.bound:
                 self.refuse(node, node.id, _DENIED_BUILTIN_REASONS[node.id])
         elif isinstance(node, ast.FunctionDef):
+            if not (id(node) in self.methods and node.name in SAFE_DUNDER_METHODS):
+                self.check_name(node, node.name)
+        elif isinstance(node, ast.ClassDef):
             self.check_name(node, node.name)
-            for decorator in node.decorator_list:
-                why = "call the function yourself instead."
-                text = f"A decorator (`@{_short(decorator)}`) is not supported here: {why}"
-                self.refuse(decorator, "decorator", why, text)
+            if node.keywords:
+                why = (
+                    "a class here is made the ordinary way: list its base classes, without "
+                    "`metaclass=` or other keywords."
+                )
+                self.refuse(node, f"class {node.name}(... {node.keywords[0].arg}=...)", why)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            for name in node.names:
+                self.check_name(node, name)
         elif isinstance(node, ast.arg | ast.keyword) and node.arg is not None:
             self.check_name(node, node.arg)
         elif isinstance(node, ast.comprehension) and node.is_async:
@@ -410,17 +469,21 @@ class _Validator:
     def check_attribute(self, node: ast.Attribute) -> None:
         construct = f"{_short(node.value, 30)}.{node.attr}"
         if node.attr in FORMAT_METHODS:
-            if id(node) not in self.format_calls:
-                why = (
-                    f"`{node.attr}` can only be called directly on a written-out string, "
-                    'like "{} {}".format(a, b); an f-string such as f"{x}" also works.'
-                )
-                self.refuse(node, construct, why)
-        elif not isinstance(node.ctx, ast.Load) and node.attr not in WRITABLE_ATTRIBUTES:
-            why = "only `.grad`, `.data` and `.requires_grad` can be assigned or deleted here."
-            self.refuse(node, construct, why, f"`{construct}` cannot be changed: {why}")
-        elif (reason := attribute_refusal_reason(node.attr)) is not None:
+            return  # the guard reads the template of the string it is called on
+        if isinstance(node.ctx, ast.Del) and node.attr not in WRITABLE_ATTRIBUTES:
+            why = "only `.grad`, `.data` and `.requires_grad` can be deleted here."
+            self.refuse(node, construct, why, f"`{construct}` cannot be deleted: {why}")
+        elif node.attr == "__init__":
+            return  # `super().__init__()`: the guard checks what it finds
+        elif (reason := attribute_refusal_reason(node.attr, own_object=True)) is not None:
             self.refuse(node, construct, reason)
+        elif is_private_name(node.attr) and self._on_library(node.value):
+            self.refuse(node, construct, _PRIVATE_REASON)
+
+    def _on_library(self, node: ast.expr) -> bool:
+        while isinstance(node, ast.Attribute | ast.Call | ast.Subscript):
+            node = node.func if isinstance(node, ast.Call) else node.value
+        return isinstance(node, ast.Name) and node.id in self.library_names
 
     def check_format_call(self, node: ast.Call) -> None:
         func, receiver = node.func, getattr(node.func, "value", None)
@@ -461,11 +524,23 @@ class _Validator:
 class _AttributeRouter(ast.NodeTransformer):
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
         self.generic_visit(node)
-        if not isinstance(node.ctx, ast.Load):
-            return node
-        func = ast.copy_location(ast.Name(GETATTR_NAME, ast.Load()), node)
         name = ast.copy_location(ast.Constant(node.attr), node)
+        if not isinstance(node.ctx, ast.Load):
+            # `obj.name = v` (also `+=`, `del`, unpacking) becomes
+            # `__ae_setter__(obj)['name'] = v`: a store target Python accepts anywhere.
+            func = ast.copy_location(ast.Name(SETTER_NAME, ast.Load()), node)
+            setter = ast.copy_location(ast.Call(func, [node.value], []), node)
+            return ast.copy_location(ast.Subscript(setter, name, node.ctx), node)
+        func = ast.copy_location(ast.Name(GETATTR_NAME, ast.Load()), node)
         return ast.copy_location(ast.Call(func, [node.value, name], []), node)
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> ast.AST:
+        self.generic_visit(node)
+        if node.type is None:
+            # A bare `except:` catches what `except Exception:` does: never the engine's
+            # refusals, the time limit or the output limit.
+            node.type = ast.copy_location(ast.Name("Exception", ast.Load()), node)
+        return node
 
 
 def prepare_for_execution(tree: ast.Module) -> ast.Module:
@@ -480,8 +555,9 @@ def prepare_for_execution(tree: ast.Module) -> ast.Module:
     -------
     ast.Module
         A new tree in which each ``obj.name`` load is ``__ae_getattr__(obj, 'name')`` at the
-        same source position (so tracebacks point at the user's lines). Attribute stores
-        and deletes stay as they are: :func:`check_source` limited them to three names.
+        same source position (so tracebacks point at the user's lines), each store or
+        delete ``__ae_setter__(obj)['name']`` (the guard decides), and a bare ``except:``
+        is ``except Exception:``.
         ``"...".format`` becomes a guarded read too, and the guard re-checks the string.
     """
     new_tree = _AttributeRouter().visit(copy.deepcopy(tree))

@@ -28,19 +28,37 @@ reads from them goes through the guard again. Containers pass when everything in
 
 from __future__ import annotations
 
+import builtins
+import collections
 import functools
 import inspect
 import math
+import random
 import sys
+import time
 import types
-from collections.abc import Iterable
+import typing
+import warnings
+import weakref
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
 import torch
+import torch.autograd.function
 import torch.autograd.functional
+import torch.func
 import torch.nn.functional
 import torch.nn.init
+import torch.nn.utils
+import torch.optim
+import torch.optim.lr_scheduler
+import torch.utils
+import torch.utils.data
+import torch.utils.data.dataloader
+import torch.utils.hooks
+
+from gui.model.engine.capture import PROGRAM_FILENAME
 
 # Reached through `torch.X`, `torch.nn.X`... as modules a program may hold.
 MODULES: tuple[types.ModuleType, ...] = (
@@ -57,14 +75,30 @@ MODULES: tuple[types.ModuleType, ...] = (
     np,
     np.linalg,
     np.random,
+    torch.optim,
+    torch.optim.lr_scheduler,
+    torch.nn.utils,
+    torch.utils,
+    torch.utils.data,
+    torch.func,
+    torch.cuda,
+    torch.backends,
+    torch.backends.mps,
+    torch.backends.cudnn,
+    torch.accelerator,
+    random,
+    time,
+    functools,
+    collections,
+    typing,
 )
 
 # In torch's table of tensor functions but not tensor math: they reach storage, shared or
 # pinned memory, devices, or run the program's code inside torch's machinery.
 TENSOR_FUNCTIONS_REFUSED: tuple[str, ...] = (
     "storage", "untyped_storage", "storage_type", "share_memory_", "is_shared", "data_ptr",
-    "const_data_ptr", "set_", "register_hook", "register_post_accumulate_grad_hook",
-    "apply_", "map_", "map2_", "cuda", "pin_memory", "is_pinned", "module_load", "record_stream",
+    "const_data_ptr", "set_", "apply_", "map_", "map2_", "cuda", "pin_memory", "is_pinned",
+    "module_load", "record_stream",
     "to_dlpack", "__dlpack__", "__dlpack_device__", "__reduce_ex__", "__setstate__",
 )  # fmt: skip
 
@@ -84,11 +118,11 @@ TORCH_REVIEWED: tuple[str, ...] = (
     "BoolTensor", "bartlett_window", "blackman_window", "hamming_window", "hann_window",
     "kaiser_window", "range", "fill", "empty_strided", "as_strided", "zero_", "autocast",
     "is_anomaly_enabled", "get_default_device", "get_num_threads", "is_autocast_enabled",
-    "are_deterministic_algorithms_enabled",
+    "are_deterministic_algorithms_enabled", "set_default_dtype",
 )  # fmt: skip
 AUTOGRAD_REVIEWED: tuple[str, ...] = (
     "grad", "backward", "Variable", "no_grad", "enable_grad", "set_grad_enabled",
-    "inference_mode",
+    "inference_mode", "Function",
 )  # fmt: skip
 # Tensor methods torch's table leaves out that are tensor math all the same.
 TENSOR_REVIEWED: tuple[str, ...] = (
@@ -104,10 +138,50 @@ MODULE_METHODS: tuple[str, ...] = (
     "named_children", "modules", "named_modules", "zero_grad", "train", "eval",
     "requires_grad_", "state_dict", "load_state_dict", "float", "double", "half", "bfloat16",
     "extra_repr", "get_parameter", "get_submodule", "get_buffer", "add_module",
-    "register_parameter", "register_buffer", "register_module", "cpu", "type",
+    "register_parameter", "register_buffer", "register_module", "cpu", "type", "to",
+    "apply", "__init__", "register_forward_hook", "register_forward_pre_hook",
+    "register_full_backward_hook", "register_full_backward_pre_hook", "__call__",
+)  # fmt: skip
+# A custom Function's ctx: what tutorials call on it in forward and backward.
+CTX_METHODS: tuple[str, ...] = (
+    "save_for_backward", "save_for_forward", "mark_dirty", "mark_non_differentiable",
+    "set_materialize_grads",
+)  # fmt: skip
+# Tensor hooks: they run the program's own (guarded) code when torch reaches the tensor.
+TENSOR_HOOKS: tuple[str, ...] = ("register_hook", "register_post_accumulate_grad_hook")
+NN_UTILS: tuple[str, ...] = (
+    "clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters",
+    "get_total_norm", "clip_grads_with_norm_",
+)  # fmt: skip
+DATA_REVIEWED: tuple[str, ...] = (
+    "Dataset", "TensorDataset", "DataLoader", "Subset", "ConcatDataset", "random_split",
+    "IterableDataset", "StackDataset", "Sampler", "RandomSampler", "SequentialSampler",
+    "BatchSampler", "SubsetRandomSampler", "WeightedRandomSampler", "default_collate",
+)  # fmt: skip
+FUNC_REVIEWED: tuple[str, ...] = (
+    "grad", "grad_and_value", "vmap", "jacrev", "jacfwd", "hessian", "vjp", "jvp",
+    "functional_call", "linearize",
+)  # fmt: skip
+RANDOM_REVIEWED: tuple[str, ...] = (
+    "seed", "random", "randint", "randrange", "uniform", "gauss", "normalvariate", "choice",
+    "choices", "shuffle", "sample", "getrandbits", "betavariate", "expovariate",
+)  # fmt: skip
+TIME_REVIEWED: tuple[str, ...] = (
+    "time", "perf_counter", "monotonic", "process_time", "time_ns", "perf_counter_ns",
+    "monotonic_ns", "sleep",
+)  # fmt: skip
+FUNCTOOLS_REVIEWED: tuple[str, ...] = (
+    "wraps", "partial", "reduce", "lru_cache", "cache", "cmp_to_key",
+)  # fmt: skip
+COLLECTIONS_REVIEWED: tuple[str, ...] = (
+    "OrderedDict", "defaultdict", "Counter", "deque", "namedtuple",
+)  # fmt: skip
+TYPING_REVIEWED: tuple[str, ...] = (
+    "Any", "List", "Dict", "Tuple", "Set", "Optional", "Union", "Callable", "Iterable",
+    "Iterator", "Sequence", "Generator", "Mapping", "Type", "NamedTuple",
 )  # fmt: skip
 # nn classes that are not tensor math in one process (threads, devices, several processes).
-NN_REFUSED: tuple[str, ...] = ("DataParallel", "SyncBatchNorm")
+NN_REFUSED: tuple[str, ...] = ("DataParallel", "SyncBatchNorm", "DistributedDataParallel")
 NN_REVIEWED: tuple[str, ...] = ("Parameter", "Buffer")
 
 NUMPY_REVIEWED: tuple[str, ...] = (
@@ -158,11 +232,54 @@ VALUE_TYPES: tuple[type, ...] = (
     torch.nn.Module, torch.autograd.graph.Node, np.ndarray, np.generic, np.dtype,
     np.finfo, np.iinfo, np.random.Generator, np.random.RandomState, np.errstate,
     torch.no_grad, torch.enable_grad, torch.set_grad_enabled, torch.inference_mode,
+    torch.optim.Optimizer, torch.optim.lr_scheduler.LRScheduler,
+    torch.optim.lr_scheduler.ReduceLROnPlateau, torch.utils.data.Dataset,
+    torch.utils.data.DataLoader, torch.utils.data.Sampler, torch.utils.hooks.RemovableHandle,
+    BaseException,
 )  # fmt: skip
-CONTAINER_TYPES: tuple[type, ...] = (tuple, list, dict, set, frozenset)
+CONTAINER_TYPES: tuple[type, ...] = (tuple, list, dict, set, frozenset, collections.deque)
 PLAIN_TYPES_WITH_METHODS: tuple[type, ...] = (
     str, bytes, list, dict, tuple, set, frozenset, int, float, complex, bool, range, slice,
+    collections.OrderedDict, collections.defaultdict, collections.Counter, collections.deque,
 )  # fmt: skip
+# Builtin classes a program may hold (``type(1)``, ``class E(Exception)``, ``object``).
+BUILTIN_CLASSES: tuple[type, ...] = (
+    *(v for v in vars(builtins).values() if isinstance(v, type) and issubclass(v, Exception)),
+    int, float, complex, bool, str, bytes, list, dict, tuple, set, frozenset, range, slice,
+    object, type(None), staticmethod, classmethod, property, super,
+)  # fmt: skip
+# Classes a program's class may build on: layers, Functions, optimizers and schedulers,
+# datasets (their subclasses on the list, checked by identity), plus these.
+BASE_ROOTS: tuple[type, ...] = (
+    torch.nn.Module, torch.autograd.Function, torch.optim.Optimizer,
+    torch.optim.lr_scheduler.LRScheduler, torch.utils.data.Dataset, torch.utils.data.Sampler,
+)  # fmt: skip
+
+
+class CodeRefusedAtRuntime(BaseException):
+    """Raised inside the child when running code reaches something it may not use.
+
+    A ``BaseException``, not an ``Exception``: a program's ``try``/``except Exception`` (and
+    a bare ``except:``, which the engine turns into ``except Exception:``) cannot swallow a
+    refusal and go on as if the refused thing had worked.
+
+    Parameters
+    ----------
+    message : str
+        Plain-language explanation naming the construct; also ``str(error)``.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+# Classes the running program defined (``class`` statements, see the guard's
+# ``__build_class__``): held weakly, compared by identity.
+PROGRAM_CLASSES: weakref.WeakSet[type] = weakref.WeakSet()
 # What a program may read from an autograd node (a tensor's grad_fn): its name and edges.
 NODE_ATTRIBUTES: frozenset[str] = frozenset({"name", "next_functions", "metadata"})
 # A container larger than this is not searched element by element: it is refused.
@@ -172,9 +289,46 @@ MAX_CONTAINER_CHECK = 10_000
 class Allowlist:
     """The identities a program may reach, and the verdict on any value it tries to."""
 
-    def __init__(self, modules: Iterable[types.ModuleType], objects: Iterable[object]):
+    def __init__(
+        self,
+        modules: Iterable[types.ModuleType],
+        objects: Iterable[object],
+        wrapper_codes: Iterable[types.CodeType] = (),
+        later: Callable[[], tuple[list[object], list[types.CodeType]]] | None = None,
+    ):
         self._modules = {id(m): m for m in modules}
         self._objects = {id(o): o for o in objects}
+        self._wrapper_codes = {id(c): c for c in wrapper_codes}
+        # The part of the list that is slow to build (see :func:`complete`), until built.
+        self._later = later
+
+    def complete(self) -> None:
+        """Build the part of the list left for later (optimizers and schedulers: making
+        one imports ``torch._dynamo``, seconds that the engine's start-up should not wait
+        for, and that cannot happen behind the operating-system wall: it makes a cache
+        folder). The engine's server calls this right after it says it is ready; a program
+        refused by the one copy of the process forked before that is handed to a warm copy
+        (see :mod:`.fork_server`), so no program's result depends on which process ran it.
+        Callers must forget the guard's cached verdicts."""
+        later, self._later = self._later, None
+        if later is None:
+            return
+        objects, codes = later()
+        self._objects.update((id(o), o) for o in objects)
+        self._wrapper_codes.update((id(c), c) for c in codes)
+
+    @property
+    def is_complete(self) -> bool:
+        return self._later is None
+
+    def trusted_function(self, value: object) -> bool:
+        """A function the program wrote, or one of torch's wrappers around a function
+        (``@torch.no_grad()``, an optimizer's ``step`` after a scheduler wraps it): the
+        wrapper only calls what it wraps, which the program had to hold already."""
+        if not isinstance(value, types.FunctionType):
+            return False
+        code = value.__code__
+        return code.co_filename == _program_filename() or self._wrapper_codes.get(id(code)) is code
 
     def __len__(self) -> int:
         return len(self._objects)
@@ -200,12 +354,24 @@ class Allowlist:
         if self.allows_object(value):
             return None
         if isinstance(value, type):
+            if value in PROGRAM_CLASSES:
+                return None
             return f"the class {value.__qualname__} is not part of torch's tensor math here."
         if isinstance(value, CONTAINER_TYPES):
             return self._container_problem(value, depth)
         if isinstance(value, VALUE_TYPES):
             return None
-        if is_program_code(value):
+        if is_program_code(value) or self.trusted_function(value):
+            return None
+        if type(value) in PROGRAM_CLASSES:
+            return None  # an instance of the program's own class: its reads are guarded
+        if isinstance(value, functools.partial):
+            return self.problem(value.func, depth + 1) or self._container_problem(
+                (*value.args, *value.keywords.values()), depth
+            )
+        if isinstance(value, types.MethodType) and (
+            self.trusted_function(value.__func__) or self.allows_object(value.__func__)
+        ):
             return None
         if isinstance(value, types.MethodType | types.BuiltinMethodType):
             owner = getattr(value, "__self__", None)
@@ -255,8 +421,242 @@ def is_program_code(value: object) -> bool:
 
 @functools.cache
 def allowlist() -> Allowlist:
-    """The allowlist, built once per process (a few milliseconds)."""
-    return Allowlist(MODULES, _objects())
+    """The allowlist, built once per process (complete unless :func:`defer_the_slow_part`
+    was called first)."""
+    _refuse_worker_processes()
+    wrapper_codes = _grad_mode_wrapper_codes()
+    # The guard's own wrapper around a method read from its class checks `self` first.
+    wrapper_codes.append(instances_only(torch.nn.Module, torch.nn.Module.train).__code__)
+    stand_ins = [stand_in for _, stand_in in _stand_ins().values()]
+    built = Allowlist(MODULES, [*_objects(), *stand_ins], wrapper_codes, later=_the_slow_part)
+    if not _slow_part_deferred:
+        built.complete()
+    return built
+
+
+def _the_slow_part() -> tuple[list[object], list[types.CodeType]]:
+    """The optimizers and schedulers, and then everything else once more: making an
+    optimizer imports ``torch._dynamo``, which replaces some of torch's functions by
+    wrappers (``torch.manual_seed`` among them), and the list holds objects, not names."""
+    optimizers, codes = _optimizers_warmed_up()
+    return [*optimizers, *_objects()], codes
+
+
+_slow_part_deferred = False
+
+
+def defer_the_slow_part() -> None:
+    """Build the allowlist without its slow part until :meth:`Allowlist.complete` is
+    called (the engine's server does, see :mod:`.fork_server`); call before first use."""
+    global _slow_part_deferred
+    _slow_part_deferred = True
+
+
+def _program_filename() -> str:
+    return PROGRAM_FILENAME
+
+
+def base_class_allowed(base: object) -> bool:
+    """Whether a program's ``class`` may name ``base`` among its bases."""
+    if not isinstance(base, type):
+        return False
+    if base in PROGRAM_CLASSES:
+        return True
+    if base is object or (base in BUILTIN_CLASSES and issubclass(base, Exception)):
+        # Not `str`, `int`, `dict`...: a subclass could lie about its value (a `str` whose
+        # `__eq__` and `__hash__` pass the guard's name checks, then reads another name).
+        return True
+    return issubclass(base, BASE_ROOTS) and allowlist().allows_object(base)
+
+
+def is_own_object(obj: object) -> bool:
+    """A class the program defined from nothing but its own classes (and ``object``), or an
+    instance of one: everything in it, ``_private`` names too, is the program's."""
+    cls = obj if isinstance(obj, type) else type(obj)
+    if cls not in PROGRAM_CLASSES:
+        return False
+    return all(k in PROGRAM_CLASSES or k is object for k in cls.__mro__)
+
+
+CPU_ONLY_NOTE = (
+    "torch.cuda.is_available() answers False here: Autograd Explorer computes on the CPU "
+    "only (the same numbers, no GPU needed)."
+)
+
+
+def _gpu_is_available() -> bool:
+    """``torch.cuda.is_available()`` here: the app computes on the CPU, and says so once."""
+    warnings.warn(CPU_ONLY_NOTE, UserWarning, stacklevel=2)
+    return False
+
+
+def _gpu_device_count() -> int:
+    warnings.warn(CPU_ONLY_NOTE, UserWarning, stacklevel=2)
+    return 0
+
+
+@functools.cache
+def _stand_ins() -> dict[int, tuple[object, object]]:
+    pairs: list[tuple[object, object]] = [
+        (torch.cuda.is_available, _gpu_is_available),
+        (torch.cuda.device_count, _gpu_device_count),
+        (torch.backends.mps.is_available, _gpu_is_available),
+        (torch.accelerator.is_available, _gpu_is_available),
+        (torch.accelerator.device_count, _gpu_device_count),
+        (functools.wraps, _wraps),
+    ]
+    return {id(original): (original, stand_in) for original, stand_in in pairs}
+
+
+def stand_in_for(value: object) -> object:
+    """What the program gets in place of ``value`` (itself, unless the app stands in)."""
+    pair = _stand_ins().get(id(value))
+    if pair is not None and pair[0] is value:
+        return pair[1]
+    return value
+
+
+def instances_only(cls: type, method: Callable[..., Any]) -> Callable[..., Any]:
+    """``SomeClass.method`` read from the class: its ``self`` must be a ``SomeClass``
+    (``nn.Module.__init__(self)`` in a program's layer), never a module or another
+    object the method would write into with plain ``setattr``
+    (``StepLR.__init__(torch.nn.functional, opt, 7)``)."""
+
+    def unbound(*args: Any, **kwargs: Any) -> Any:
+        if not args or not isinstance(args[0], cls):
+            raise CodeRefusedAtRuntime(
+                f"`{cls.__qualname__}.{method.__name__}(...)` is not available on this "
+                f"object: its first argument must be a {cls.__qualname__}."
+            )
+        return method(*args, **kwargs)
+
+    return unbound
+
+
+def _wraps(wrapped: Any, *args: Any, **kwargs: Any) -> Any:
+    """``functools.wraps`` for programs: copies the name and the docstring of ``wrapped``
+    onto a function the program wrote, nothing else. The real one copies any attributes
+    the caller names, with plain ``getattr``/``setattr``, onto any object: a way around
+    the guard (a module's namespace into an object, a name onto a torch class)."""
+    if args or kwargs:
+        raise CodeRefusedAtRuntime(
+            "`functools.wraps(f, assigned=..., updated=...)` is not available: write "
+            "`@functools.wraps(f)` alone, which copies the name and the docstring."
+        )
+
+    def decorate(wrapper: Any) -> Any:
+        if not allowlist().trusted_function(wrapper):
+            raise CodeRefusedAtRuntime(
+                "`functools.wraps(...)` is not available on this object: use it on a "
+                "function your program defines."
+            )
+        for name in ("__name__", "__qualname__", "__doc__"):
+            value = getattr(wrapped, name, None)
+            if isinstance(value, str) or (name == "__doc__" and value is None):
+                setattr(wrapper, name, value)
+        wrapper.__wrapped__ = wrapped
+        return wrapper
+
+    return decorate
+
+
+def _refuse_worker_processes() -> None:
+    """``DataLoader(num_workers=2)`` would start processes: say so in one sentence."""
+    iterator: Any = torch.utils.data.dataloader._MultiProcessingDataLoaderIter
+    if getattr(iterator, "_ae_refused", False):
+        return
+
+    def refuse(self: Any, loader: object) -> None:
+        self._shutdown = True  # nothing started: nothing for __del__ to stop
+
+        raise CodeRefusedAtRuntime(
+            "`DataLoader(num_workers=...)` is not available: worker processes cannot start "
+            "here; leave num_workers out (0), which loads the same batches in this process."
+        )
+
+    iterator.__init__ = refuse
+    iterator._ae_refused = True
+
+
+def _gen() -> Iterable[None]:
+    yield None
+
+
+def _optimizers_warmed_up() -> tuple[list[object], list[types.CodeType]]:
+    """Every optimizer and scheduler class with its methods, and torch's wrapper codes.
+
+    An optimizer class's ``step`` is replaced by a profiling wrapper the first time one is
+    made, and a scheduler wraps its optimizer's ``step`` again: make one of each here, so
+    the objects listed are the ones programs will meet (and the imports they trigger
+    happen before the operating-system wall).
+    """
+    schedulers = torch.optim.lr_scheduler
+    found: list[object] = [torch.optim.Optimizer, schedulers.LRScheduler]
+    codes: list[types.CodeType] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for cls in vars(torch.optim).values():
+            if not isinstance(cls, type) or not issubclass(cls, torch.optim.Optimizer):
+                continue
+            found.append(cls)
+            optimizer_class: Any = cls
+            try:
+                p = torch.nn.Parameter(torch.ones(2, 2))
+                opt = optimizer_class([p])
+                p.grad = torch.ones(2, 2)
+                opt.step(lambda: torch.ones(()))
+                opt.zero_grad()
+            except Exception:  # an optimizer that needs more arguments: listed all the same
+                pass
+            found += _public_methods(cls, torch.optim.Optimizer)
+        sgd = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=0.1)
+        for cls in vars(schedulers).values():
+            if not isinstance(cls, type):
+                continue
+            if not issubclass(cls, schedulers.LRScheduler | schedulers.ReduceLROnPlateau):
+                continue
+            found.append(cls)
+            # Not state_dict/load_state_dict: they copy and update `__dict__`s (the
+            # scheduler's, and each lr_lambda's, which a program may replace by a module or
+            # a class) with no guard between; checkpoints are files, refused anyway.
+            found += [
+                m
+                for m in _public_methods(cls, object)
+                if getattr(m, "__name__", "") not in ("state_dict", "load_state_dict")
+            ]
+        schedulers.StepLR(sgd, step_size=1)
+        for step in (vars(sgd).get("step"), vars(torch.optim.SGD).get("step")):
+            if isinstance(step, types.FunctionType):
+                codes.append(step.__code__)
+    return found, codes
+
+
+def _grad_mode_wrapper_codes() -> list[types.CodeType]:
+    """The code of the wrappers ``@torch.no_grad()`` and its kin put around a function or a
+    generator: they only switch grad mode and call what they wrap."""
+    codes: list[types.CodeType] = []
+    for decorator in (torch.no_grad(), torch.enable_grad(), torch.inference_mode()):
+        codes.append(decorator(lambda: None).__code__)
+        codes.append(decorator(_gen).__code__)
+    return codes
+
+
+def _public_methods(cls: type, stop: type) -> list[object]:
+    found: list[object] = []
+    for klass in cls.__mro__:
+        if klass is object:
+            break
+        found += [
+            v
+            for n, v in vars(klass).items()
+            if (not n.startswith("_") or n == "__init__")
+            and "hook" not in n
+            and callable(v)
+            and not isinstance(v, type)
+        ]
+        if klass is stop:
+            break
+    return found
 
 
 def _objects() -> list[object]:
@@ -296,6 +696,24 @@ def _objects() -> list[object]:
     objects += _named(np.ndarray, NDARRAY_METHODS)
     objects += _named(np.generic, NDARRAY_METHODS)
     objects += _named(torch.Generator, GENERATOR_METHODS)
+    function: Any = torch.autograd.Function
+    objects += [vars(function)["apply"], function.apply.__func__, function.__init__]
+    objects += _named(torch.autograd.function.FunctionCtx, CTX_METHODS)
+    objects += _named(torch.Tensor, TENSOR_HOOKS)
+    objects.append(torch.utils.hooks.RemovableHandle.remove)
+    objects += _named(torch.nn.utils, NN_UTILS)
+    objects += _named(torch.utils.data, DATA_REVIEWED)
+    objects += _named(torch.func, FUNC_REVIEWED)
+    objects += _named(random, RANDOM_REVIEWED)
+    objects += _named(time, TIME_REVIEWED)
+    objects += _named(functools, FUNCTOOLS_REVIEWED)
+    objects += _named(collections, COLLECTIONS_REVIEWED)
+    objects += _named(typing, TYPING_REVIEWED)
+    objects += list(BUILTIN_CLASSES)
+    objects += [torch.cuda.manual_seed, torch.cuda.manual_seed_all]
+    for name in ("Dataset", "TensorDataset", "Subset", "ConcatDataset", "DataLoader"):
+        cls = getattr(torch.utils.data, name)
+        objects += _public_methods(cls, torch.utils.data.Dataset if name != "DataLoader" else cls)
     objects += _named(np.random.Generator, NUMPY_GENERATOR_METHODS)
     for plain in PLAIN_TYPES_WITH_METHODS:
         objects += [v for n, v in vars(plain).items() if not n.startswith("_") and callable(v)]
@@ -319,7 +737,11 @@ def _nn_classes_and_methods() -> list[object]:
         for klass in cls.__mro__:
             if klass is nn.Module or not issubclass(klass, nn.Module):
                 break
-            found += [v for n, v in vars(klass).items() if not n.startswith("_") and callable(v)]
+            found += [
+                v
+                for n, v in vars(klass).items()
+                if (not n.startswith("_") or n == "__init__") and callable(v)
+            ]
     return found
 
 

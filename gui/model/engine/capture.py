@@ -37,8 +37,10 @@ MAX_SEEN_WARNINGS = 10_000
 T = TypeVar("T")
 
 
-class OutputLimitReached(Exception):
-    """The program printed more than the app keeps (a runaway loop, usually)."""
+class OutputLimitReached(BaseException):
+    """The program printed more than the app keeps (a runaway loop, usually).
+
+    A ``BaseException`` so a program's ``except Exception:`` does not swallow it."""
 
 
 def program_line() -> int | None:

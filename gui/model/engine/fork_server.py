@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 
 from gui.model import explain
+from gui.model.engine import allowlist as allowlist_module
 from gui.model.engine import pristine
 from gui.model.engine.jobs import (
     MEMORY_HEADROOM_BYTES,
@@ -43,6 +44,7 @@ from gui.model.engine.jobs import (
     internal_error,
     send_answer,
     warm_up,
+    warm_up_the_rest,
 )
 from gui.model.engine.os_wall import WallReport, apply_os_wall
 from gui.model.request import Job, StopJob
@@ -58,6 +60,9 @@ MAX_GROWTH_BYTES = 512 * 1024**2
 # Errors after which the process is not trusted to serve again (memory may be exhausted).
 RETIRING_ERRORS = frozenset({"runaway-code", "engine-error", "engine-crashed"})
 _PR_SET_PDEATHSIG = 1
+# An owner that has not said "idle" this long after it started answering is stopped: only
+# the program's code could keep it (a finaliser that runs in the clean-up after the answer).
+AFTER_ANSWER_SECONDS = 2.0
 
 
 @dataclass
@@ -74,10 +79,14 @@ class _Spare:
     time_limit: float = 0.0
     answering: bool = False
 
+    answered: float = 0.0  # when it started answering
+
     @property
     def deadline(self) -> float | None:
-        if self.run_id is None or self.answering:
+        if self.run_id is None:
             return None
+        if self.answering:  # sending the answer and cleaning up: nothing of the program's
+            return self.answered + AFTER_ANSWER_SECONDS
         return self.started + self.time_limit
 
 
@@ -93,6 +102,9 @@ class ForkServer:
         self._failures = 0
         self._broken: str | None = None  # why spares cannot start, once that is clear
         self._report: WallReport | None = None
+        # Whether this process finished warming up (:func:`.jobs.warm_up_the_rest`): only
+        # the first spare is forked before, so the window's first result does not wait.
+        self._warm = False
 
     # -- the server's loop -------------------------------------------------------------
 
@@ -105,9 +117,20 @@ class ForkServer:
             else:
                 self._handle(self._standby.notes)
         self._conn.send(_ready(self._report))
+        self._warm_up_the_rest()
         while self._step():
             pass
         self._shutdown()
+
+    def _warm_up_the_rest(self) -> None:
+        """Finish warming up while the first owner serves the window's first run, then fork
+        the standby from the warm process. The first owner stays cold: a program it refuses
+        is handed to a warm process (see :meth:`_Owner.serve`)."""
+        with contextlib.suppress(Exception):  # each spare then completes the list itself
+            warm_up_the_rest()
+        gc.freeze()  # what warming made lives as long as the process too
+        self._warm = True
+        self._refork()
 
     def _step(self) -> bool:
         """Wait for one event and handle it; ``False`` when it is time to stop."""
@@ -158,6 +181,8 @@ class ForkServer:
             owner.answering = False
         elif kind == "answering":
             owner.answering = True
+            owner.answered = time.monotonic()
+
         elif kind == "idle":
             owner.run_id = None
         elif kind == "handoff":
@@ -213,7 +238,10 @@ class ForkServer:
         self._refork()
 
     def _refork(self) -> None:
-        if self._standby is None and self._broken is None:
+        # Before warming is done, only the first owner is forked (cold, so the window's
+        # first result comes sooner); the standby waits for the warm process.
+        cold_allowed = self._owner is None
+        if self._standby is None and self._broken is None and (self._warm or cold_allowed):
             self._standby = self._fork_spare()
 
     def _stop_owner(self) -> None:
@@ -327,12 +355,27 @@ class _Owner:
             request = job.request
             self._notes.send(("took", job.run_id, request.time_limit, request.program.seed))
             result = answer(request)
+            if _refused(result) and not allowlist_module.allowlist().is_complete:
+                # Forked before the server finished warming up, this process lacks part of
+                # the allowlist (optimizers): a warm process judges the program instead, so
+                # no result depends on which process ran it.
+                self._notes.send(("handoff", job))
+                return 0
+            # The program's leftovers go now, under its time limit: a reference cycle (its
+            # namespace, through its functions' globals) can hold a suspended generator
+            # whose `finally` is the program's code too.
+            gc.collect()
             self._notes.send(("answering",))
             send_answer(self._conn, job, result)
             self._code, self._runs, job = request.program.code, self._runs + 1, None
             # Off the tick's path: the GUI is drawing the answer meanwhile.
             pristine.restore(self._baseline)
             gc.collect()
+            if pristine.capture() != self._baseline:
+                # Something of the program still ran after its answer (a finaliser made
+                # by a finaliser): this process is no longer the same for the next run.
+                self._notes.send(("retired",))
+                return 0
             if self._should_retire(result):
                 self._notes.send(("retired",))
                 return 0
@@ -344,6 +387,11 @@ class _Owner:
             return True
         grown = _peak_memory() - self._peak
         return self._runs >= MAX_RUNS_PER_PROCESS or grown > MAX_GROWTH_BYTES
+
+
+def _refused(result: RunResult) -> bool:
+    """Whether the program was refused (by the checks before it ran or the guard in it)."""
+    return result.error is not None and result.error.kind == "unsafe-code"
 
 
 def _ready(report: WallReport | None) -> EngineReady:

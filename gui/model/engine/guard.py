@@ -12,35 +12,31 @@ program gets. Below this wall the operating system has a second one (:mod:`.os_w
 from __future__ import annotations
 
 import builtins
+import inspect
 import sys
 import types
 from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
 
 from gui.model import safety
-from gui.model.engine.allowlist import VALUE_TYPES, allowlist
+from gui.model.engine.allowlist import (
+    PROGRAM_CLASSES,
+    VALUE_TYPES,
+    CodeRefusedAtRuntime,
+    allowlist,
+    base_class_allowed,
+    instances_only,
+    is_own_object,
+    stand_in_for,
+)
 
 _REAL_IMPORT = builtins.__import__
 _BOUND_METHOD_TYPES = (types.MethodType, types.BuiltinMethodType)
 # Verdicts on these are kept by identity: modules, classes and library functions live as
 # long as the process (the cache keeps them alive, so an id is never reused).
 _LONG_LIVED = (types.ModuleType, type, types.FunctionType)
-
-
-class CodeRefusedAtRuntime(Exception):
-    """Raised inside the child when running code reaches something it may not use.
-
-    Parameters
-    ----------
-    message : str
-        Plain-language explanation naming the construct; also ``str(error)``.
-    """
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
 
 
 # Decision caches. The common reads (a tensor's method, a float, a torch function) must
@@ -73,6 +69,13 @@ def _check_format(obj: object, name: str) -> None:
         )
 
 
+def forget_verdicts() -> None:
+    """Drop the cached verdicts on functions, classes and methods: after the allowlist
+    grew (:meth:`.allowlist.Allowlist.complete`), a refusal cached before may be wrong."""
+    _METHOD_VERDICTS.clear()
+    _VALUE_VERDICTS.clear()
+
+
 def value_problem(value: object) -> str | None:
     """Why ``value`` may not be handed to the program, or ``None`` when it may."""
     kind = type(value)
@@ -83,7 +86,14 @@ def value_problem(value: object) -> str | None:
         if owner is not None and not isinstance(owner, types.ModuleType):
             if allowlist().allows_object(value):  # e.g. np.random.rand, held by numpy
                 return None
-            return _method_problem(owner, getattr(value, "__name__", ""))
+            problem = _method_problem(owner, getattr(value, "__name__", ""))
+            if problem is not None and kind is types.MethodType:
+                # What runs is the method's function: the program's own, one of torch's
+                # wrappers around it, or a listed one reached through `super()`.
+                func = getattr(value, "__func__", None)
+                if is_program_function(func) or allowlist().allows_object(func):
+                    return None
+            return problem
     cached = _VALUE_VERDICTS.get(id(value))
     if cached is not None and cached[0] is value:
         return cached[1]
@@ -130,21 +140,230 @@ def guarded_getattr(obj: object, name: str) -> object:
         is not tensor math or autograd), or ``name`` is ``format``/``format_map`` on a
         string whose template looks inside its arguments.
     """
+    if type(name) is not str:
+        raise TypeError("attribute name must be string")
     if name not in _OK_NAMES:
         if name in safety.FORMAT_METHODS:
             _check_format(obj, name)
+        elif safety.is_private_name(name) or name == "__init__":
+            _check_private_read(obj, name)
         else:
             reason = safety.attribute_refusal_reason(name)
             if reason is not None:
+                if name in _GPU_NAMES:
+                    reason = _NO_GPU
                 raise CodeRefusedAtRuntime(f"`{_describe(obj, name)}` is not available: {reason}")
             _OK_NAMES.add(name)
     value = getattr(obj, name)
     if type(value) in _SAFE_TYPES:
         return value
-    problem = value_problem(value)
+    value = stand_in_for(value)
+    problem = _init_problem(obj, value) if name == "__init__" else value_problem(value)
     if problem is not None:
+        if name in _GPU_NAMES:
+            problem = _NO_GPU
         raise CodeRefusedAtRuntime(f"`{_describe(obj, name)}` is not available: {problem}")
+    if name in safety.ALLOWED_HOOK_NAMES or name == "apply":
+        _PROGRAM_CODE_IN_AUTOGRAD[0] = True
+    if (
+        isinstance(obj, type)
+        and type(value) is types.FunctionType
+        and not is_program_function(value)
+        and type(inspect.getattr_static(obj, name, None)) is types.FunctionType
+    ):
+        # A library's function read from a class, its own or a program's subclass of it
+        # (`M.train(F, False)` with `class M(nn.Module)`): its `self` must be an instance
+        # of the library class that defines it.
+        owner = _defining_class(obj, name)
+        if owner is not None and owner not in PROGRAM_CLASSES:
+            return instances_only(owner, value)
     return value
+
+
+def _defining_class(cls: type, name: str) -> type | None:
+    """The class in ``cls``'s MRO whose own namespace holds ``name``."""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            return klass
+    return None
+
+
+_GPU_NAMES = frozenset({"cuda", "mps", "xpu"})
+_NO_GPU = (
+    "this app computes on the CPU only, there is no GPU here; leave `.cuda()` out, or use "
+    "`.to(device)` with `device = 'cuda' if torch.cuda.is_available() else 'cpu'` (the "
+    "numbers are the same on the CPU)."
+)
+# Whether the program put its own code inside autograd (a tensor or layer hook, a custom
+# Function): the engine then computes no Jacobian, which would run that code a second time.
+_PROGRAM_CODE_IN_AUTOGRAD = [False]
+
+
+def program_code_in_autograd() -> bool:
+    """Whether this run handed the program a hook or a custom Function's ``apply``."""
+    return _PROGRAM_CODE_IN_AUTOGRAD[0]
+
+
+def reset_run_state() -> None:
+    """Forget what the previous run of this process did (call before each run)."""
+    _PROGRAM_CODE_IN_AUTOGRAD[0] = False
+
+
+def _check_private_read(obj: object, name: str) -> None:
+    """``v._prev`` only on the program's own objects; ``__init__`` only as a method."""
+    if name == "__init__":
+        return  # judged by what it finds (:func:`_init_problem`)
+    if not is_own_object(obj):
+        raise CodeRefusedAtRuntime(
+            f"`{_describe(obj, name)}` is not available: names that start with an underscore "
+            "are torch's or Python's internals (only the program's own plain classes may use "
+            "them)."
+        )
+
+
+def _init_problem(obj: object, value: object) -> str | None:
+    """``super().__init__`` / ``nn.Module.__init__``: a constructor of an allowed class."""
+    func = getattr(value, "__func__", value)
+    if allowlist().allows_object(func) or is_program_function(func):
+        return None
+    if type(value) is _METHOD_WRAPPER and type(getattr(value, "__self__", None)) in PROGRAM_CLASSES:
+        return None  # object.__init__ or an exception's, reached by super() in a class
+    return "only the constructors of the program's classes and of torch's layers can be called."
+
+
+_METHOD_WRAPPER = type(object().__str__)
+
+
+def is_program_function(value: object) -> bool:
+    """A function the program wrote, or torch's decorator wrapping one (``@torch.no_grad()``)."""
+    return allowlist().trusted_function(value)
+
+
+# Settings torch keeps for a GPU; writing them on the CPU changes nothing.
+_GPU_SETTINGS = frozenset({"deterministic", "benchmark", "enabled"})
+
+
+def guarded_setattr(obj: object, name: str, value: object) -> None:
+    """``obj.name = value`` for user code: only on objects the program may shape.
+
+    The program's own objects and classes, layers (``nn.Module``), a custom Function's
+    ``ctx``, and a tensor's ``.grad``, ``.data`` and ``.requires_grad``. Never a module, a
+    function or one of torch's classes: those are shared by the whole process.
+    """
+    if type(name) is not str:
+        raise TypeError("attribute name must be string")
+    own = is_own_object(obj)
+    reason = safety.attribute_refusal_reason(name, own_object=own)
+    if reason is None:
+        if isinstance(obj, torch.Tensor):
+            if name not in safety.WRITABLE_ATTRIBUTES:
+                reason = "only `.grad`, `.data` and `.requires_grad` of a tensor can be set."
+        elif isinstance(obj, types.ModuleType):
+            if obj is getattr(torch.backends, "cudnn", None) and name in _GPU_SETTINGS:
+                return  # no cuDNN on the CPU: the setting has nothing to change
+            reason = "modules are shared by every program; keep the value in a variable."
+        elif not (own or type(obj) in PROGRAM_CLASSES or obj in PROGRAM_CLASSES) and not (
+            isinstance(obj, _WRITABLE_TYPES) and not isinstance(obj, type)
+        ):
+            reason = (
+                "only the program's own objects, layers (nn.Module) and a custom Function's "
+                "ctx can be given attributes here; keep the value in a variable."
+            )
+    if reason is not None:
+        raise CodeRefusedAtRuntime(f"`{_describe(obj, name)}` cannot be changed: {reason}")
+    setattr(obj, name, value)
+
+
+_WRITABLE_TYPES: tuple[type, ...] = (
+    torch.nn.Module,
+    torch.autograd.function.FunctionCtx,
+    torch.optim.Optimizer,
+)
+
+
+class AttributeSetter:
+    """What ``obj.name = value`` becomes (``__ae_setter__(obj)['name'] = value``): a store
+    target that works wherever Python allows one (``a.x, a.y = ...``, ``for a.i in ...``,
+    ``a.n += 1``), every part guarded."""
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj: object) -> None:
+        self._obj = obj
+
+    def __getitem__(self, name: str) -> object:
+        return guarded_getattr(self._obj, name)
+
+    def __setitem__(self, name: str, value: object) -> None:
+        guarded_setattr(self._obj, name, value)
+
+    def __delitem__(self, name: str) -> None:
+        if name not in safety.WRITABLE_ATTRIBUTES or not isinstance(self._obj, torch.Tensor):
+            raise CodeRefusedAtRuntime(
+                f"`{_describe(self._obj, name)}` cannot be deleted: only `.grad` of a tensor "
+                "can be deleted here."
+            )
+        delattr(self._obj, name)
+
+
+def _guarded_getattr_builtin(obj: object, name: str, *default: object) -> object:
+    if len(default) > 1:
+        raise TypeError(f"getattr expected at most 3 arguments, got {2 + len(default)}")
+    if type(name) is not str:
+        raise TypeError("attribute name must be string")
+    try:
+        return guarded_getattr(obj, name)
+    except AttributeError:
+        if default:
+            return default[0]
+        raise
+
+
+def _guarded_hasattr(obj: object, name: str) -> bool:
+    if type(name) is not str:
+        raise TypeError("attribute name must be string")
+    try:
+        guarded_getattr(obj, name)
+    except AttributeError:
+        return False
+    return True
+
+
+def _guarded_type(*args: object) -> type:
+    if len(args) != 1:
+        raise CodeRefusedAtRuntime(
+            "`type(name, bases, namespace)` is not available: write a `class` statement instead."
+        )
+    kind = type(args[0])
+    problem = None if kind in PROGRAM_CLASSES else value_problem(kind)
+    if problem is not None:
+        raise CodeRefusedAtRuntime(f"`type(...)` of this value is not available: {problem}")
+    return kind
+
+
+def _build_class(func: object, name: str, *bases: object, **keywords: object) -> type:
+    """What a ``class`` statement calls: only the ordinary way, only allowed bases."""
+    if keywords:
+        raise CodeRefusedAtRuntime(
+            f"`class {name}(..., {next(iter(keywords))}=...)` is not available: list the base "
+            "classes only, without `metaclass=` or other keywords."
+        )
+    if not allowlist().trusted_function(func):
+        raise CodeRefusedAtRuntime(f"`class {name}` is not available: write it out.")
+    for base in bases:
+        if not base_class_allowed(base):
+            shown = getattr(base, "__qualname__", type(base).__name__)
+            raise CodeRefusedAtRuntime(
+                f"`class {name}({shown})` is not available: a class here can build on "
+                "nn.Module and its layers, torch.autograd.Function, optimizers, schedulers, "
+                "datasets, object, exceptions and the program's own classes."
+            )
+        if isinstance(base, type) and issubclass(base, torch.autograd.Function):
+            _PROGRAM_CODE_IN_AUTOGRAD[0] = True
+    build: Any = builtins.__build_class__
+    cls: type = build(func, name, *bases)
+    PROGRAM_CLASSES.add(cls)
+    return cls
 
 
 def _library_import(name: str) -> bool:
@@ -203,11 +422,17 @@ def safe_import(
         problem = value_problem(sys.modules[name])
         if problem is not None:
             raise CodeRefusedAtRuntime(f"`import {name}` is not available: {problem}")
+        return module
+    # `from a import b`: Python reads `b` from what this returns, so return a stand-in
+    # module holding exactly the checked values (and the app's stand-ins, like `wraps`).
+    chosen = types.ModuleType(module.__name__)
     for item in names:
-        problem = value_problem(getattr(module, item, None))
+        value = stand_in_for(getattr(module, item, None))
+        problem = value_problem(value)
         if problem is not None:
             raise CodeRefusedAtRuntime(f"`from {name} import {item}` is not available: {problem}")
-    return module
+        setattr(chosen, item, value)
+    return chosen
 
 
 def safe_builtins(print_function: Callable[..., object]) -> dict[str, object]:
@@ -236,5 +461,11 @@ def safe_builtins(print_function: Callable[..., object]) -> dict[str, object]:
     }
     table["print"] = print_
     table["__import__"] = safe_import
+    table["__build_class__"] = _build_class
+    table["type"] = _guarded_type
+    table["getattr"] = _guarded_getattr_builtin
+    table["hasattr"] = _guarded_hasattr
+    table["setattr"] = guarded_setattr
     table[safety.GETATTR_NAME] = guarded_getattr
+    table[safety.SETTER_NAME] = AttributeSetter
     return table

@@ -100,6 +100,18 @@ def internal_error(exc: BaseException) -> Explanation:
     )
 
 
+def warm_up_the_rest() -> None:
+    """What :func:`warm_up` leaves for after the engine says it is ready: the optimizers'
+    part of the allowlist (making an optimizer imports ``torch._dynamo``, over a second).
+    The window's first result does not wait for it; a program that uses an optimizer in
+    the one copy of the process made before it is handed to a warm copy."""
+    from gui.model.engine import guard
+    from gui.model.engine.allowlist import allowlist
+
+    allowlist().complete()
+    guard.forget_verdicts()
+
+
 def warm_up() -> None:
     """Run a small program: torch imports parts of itself (sympy among them) on the first
     backward call, and a fresh copy of the process touches its memory on the first run.

@@ -25,7 +25,13 @@ import os
 import sys
 from multiprocessing.connection import Connection
 
-from gui.model.engine.jobs import MEMORY_HEADROOM_BYTES, answer, send_answer, warm_up
+from gui.model.engine.jobs import (
+    MEMORY_HEADROOM_BYTES,
+    answer,
+    send_answer,
+    warm_up,
+    warm_up_the_rest,
+)
 from gui.model.request import Job
 from gui.model.result import EngineReady
 
@@ -45,6 +51,12 @@ def serve(conn: Connection, control: Connection) -> None:
     import torch
 
     torch.set_num_threads(1)  # tiny tensors: threads cost more than they bring
+    if can_fork():
+        # The optimizers' part of the allowlist waits until the engine said it is ready
+        # (see ForkServer._warm_up_the_rest): the first result does not wait for it.
+        from gui.model.engine.allowlist import defer_the_slow_part
+
+        defer_the_slow_part()
     warm_up()
     # Everything alive now lives as long as the process: out of the collector's sight, so
     # collections during a run only look at what the run made. Not collected first: that
@@ -63,6 +75,7 @@ def _serve_in_place(conn: Connection) -> None:
     """Run every job here, restoring process-wide settings after each (no fork)."""
     from gui.model.engine import pristine
 
+    warm_up_the_rest()  # one process for every program: nothing to hurry for
     baseline = pristine.capture()
     conn.send(
         EngineReady(

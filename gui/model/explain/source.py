@@ -109,11 +109,64 @@ def inplace_target(source: str | None) -> str | None:
             attr = node.func.attr
             if attr.endswith("_") and not attr.startswith("_"):
                 target = node.func.value
+                root = target
+                while isinstance(root, ast.Attribute):
+                    root = root.value
+                if isinstance(root, ast.Name) and root.id in _LIBRARY_NAMES and node.args:
+                    target = node.args[0]  # torch.sin_(a), nn.init.zeros_(w)
         while isinstance(target, ast.Subscript | ast.Attribute):
             target = target.value  # x[0] and x.data both belong to x
         if isinstance(target, ast.Name):
             return target.id
     return None
+
+
+def matmul_operands(source: str | None) -> tuple[str, str] | None:
+    """The two names of ``a @ b``, ``a.mm(b)``, ``torch.mm(a, b)`` or ``torch.matmul(a, b)``."""
+    tree = line_tree(source)
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        pair: tuple[ast.expr, ast.expr] | None = None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            pair = (node.left, node.right)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("mm", "matmul")
+        ):
+            args = [*node.args]
+            if len(args) == 1:
+                pair = (node.func.value, args[0])
+            elif len(args) == 2:
+                pair = (args[0], args[1])
+        if pair is not None and all(isinstance(p, ast.Name) for p in pair):
+            left, right = pair
+            assert isinstance(left, ast.Name) and isinstance(right, ast.Name)
+            return left.id, right.id
+    return None
+
+
+def zero_dim_subscript(source: str | None) -> tuple[str, str] | None:
+    """``loss.data[0]`` or ``loss[0]`` on the line: the tensor's name and the text to replace."""
+    tree = line_tree(source)
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Subscript):
+            continue
+        value = node.value
+        if isinstance(value, ast.Attribute) and value.attr == "data":
+            value = value.value
+        if isinstance(value, ast.Name):
+            text = ast.get_source_segment((source or "").strip(), node) or ast.unparse(node)
+            return value.id, text
+    return None
+
+
+# Names that hold torch's (or numpy's) functions, not tensors: in `torch.sin_(a)` the
+# tensor changed in place is the argument.
+_LIBRARY_NAMES = frozenset({"torch", "F", "nn", "np", "numpy", "functional", "init"})
 
 
 def attribute_receiver(source: str | None, attrs: tuple[str, ...]) -> str | None:

@@ -26,6 +26,7 @@ from gui.model.explain.source import (
     inplace_target,
     line_tree,
     list_literal,
+    matmul_operands,
     numel,
     ordinal,
     parse_shape,
@@ -33,6 +34,7 @@ from gui.model.explain.source import (
     reshape,
     shape_text,
     tensor_literal,
+    zero_dim_subscript,
 )
 
 
@@ -46,6 +48,9 @@ class ErrorContext:
     source_line: str | None = None
     leaves: tuple[str, ...] = ()
     attribute_owner: str | None = None
+    # Named float tensors made directly (leaves) that do not require grad: the likely inputs
+    # a "does not require grad" error is about.
+    constants: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -224,12 +229,14 @@ def _gradient_shape(f: Found) -> Advice:
 
 def _leaf_inplace(f: Found) -> Advice:
     leaves = f.context.leaves
-    n = (
-        f.context.tensor
-        or inplace_target(f.context.source_line)
-        or (leaves[0] if len(leaves) == 1 else "x")
-    )
     line = (f.context.source_line or "").strip()
+    # The tensor changed on the failing line comes first: the context's tensor is the one a
+    # backward call differentiates, which is not the leaf when a hook changes it.
+    target = inplace_target(line)
+    named = [leaf for leaf in leaves if re.search(rf"\b{re.escape(leaf)}\b", line)]
+    if target is None or (leaves and target not in leaves and named):
+        target = named[0] if named else None
+    n = target or f.context.tensor or (leaves[0] if len(leaves) == 1 else "x")
     update = line if inplace_target(line) == n else f"{n} -= lr * {n}.grad"
     return Advice(
         f"`{n}` is a leaf: a tensor you created with `requires_grad=True`, whose gradient "
@@ -288,6 +295,18 @@ def _non_leaf_grad(f: Found) -> Advice:
 
 def _no_grad_fn(f: Found) -> Advice:
     n = subject(f)
+    inputs = [c for c in f.context.constants if c != n]
+    if inputs:
+        leaf = inputs[0]
+        return Advice(
+            "`backward()` follows a tensor's `grad_fn` back to leaves that require grad. "
+            f"`{n}` has no `grad_fn`: `{leaf}`, which it is computed from, does not require "
+            "grad (or it was computed inside `torch.no_grad()`), so there is nothing to "
+            "differentiate.",
+            f"Right after `{leaf}` is created, ask for its gradient: `{leaf}.requires_grad_()` "
+            f"(or create it with `requires_grad=True`), and do not compute `{n}` inside "
+            "`with torch.no_grad():`.",
+        )
     leaf = f.context.leaves[0] if f.context.leaves else "x"
     return Advice(
         "`backward()` follows a tensor's `grad_fn` back to leaves that require grad. "
@@ -334,10 +353,18 @@ def _broadcast(f: Found) -> Advice:
 
 def _matmul(f: Found) -> Advice:
     r1, c1, r2, c2 = (int(f.group(k)) for k in ("r1", "c1", "r2", "c2"))
+    line = (f.context.source_line or "").strip()
+    a, b = matmul_operands(line) or ("A", "B")
+    product = f"{a} @ {b}"
+    whole = product in line and line.count(product) == 1
+
+    def written(new: str) -> str:
+        return line.replace(product, new) if whole else new
+
     if c1 == c2:
-        fix = f"Transpose the second: `A @ B.T` is ({r1}x{c1}) @ ({c2}x{r2})."
+        fix = f"Transpose the second: `{written(f'{a} @ {b}.T')}` is ({r1}x{c1}) @ ({c2}x{r2})."
     elif r1 == r2:
-        fix = f"Transpose the first: `A.T @ B` is ({c1}x{r1}) @ ({r2}x{c2})."
+        fix = f"Transpose the first: `{written(f'{a}.T @ {b}')}` is ({c1}x{r1}) @ ({r2}x{c2})."
     else:
         fix = f"Reshape one side so the inner sizes agree ({c1} vs {r2}); print both shapes first."
     return Advice(
@@ -370,6 +397,45 @@ def _retain_no_grad(f: Found) -> Advice:
         "requires grad.",
         f"Create the inputs with `requires_grad=True` (or call `x.requires_grad_()`) before "
         f"computing `{n}`, or drop the `{n}.retain_grad()` call.",
+    )
+
+
+def _zero_dim_index(f: Found) -> Advice:
+    line = (f.context.source_line or "").strip()
+    found = zero_dim_subscript(line)
+    name = found[0] if found else (f.context.tensor or "loss")
+    fixed = line.replace(found[1], f"{name}.item()") if found else f"{name}.item()"
+    return Advice(
+        f"`{name}` is a 0-d tensor: a single number with no dimensions, so there is no "
+        "element [0] to take. Old tutorials (PyTorch 0.3 and before) wrote `loss.data[0]` "
+        "because losses were 1-element vectors then.",
+        f"Take the number with `.item()`: `{fixed}`.",
+    )
+
+
+_CUDA_LITERAL = re.compile(r"""(["'])cuda(:\d+)?\1""")
+
+
+def _no_gpu(f: Found) -> Advice:
+    line = (f.context.source_line or "").strip()
+    portable = "`device = 'cuda' if torch.cuda.is_available() else 'cpu'`"
+    if _CUDA_LITERAL.search(line):
+        fixed = _CUDA_LITERAL.sub(lambda m: f"{m.group(1)}cpu{m.group(1)}", line)
+        fix = f"Use the CPU here: `{fixed}`; or pick the device the portable way, {portable}."
+    else:
+        fix = f"Where the device is chosen, pick it the portable way: {portable}."
+    return Advice(
+        "This app computes on the CPU only: torch here has no GPU (CUDA) to move tensors to. "
+        "The CPU gives the same numbers, just without a graphics card.",
+        fix,
+    )
+
+
+def _cpu_only(f: Found) -> Advice:
+    return Advice(
+        "Autograd Explorer runs your code on the CPU, so `torch.cuda.is_available()` is False "
+        "and code that picks its device with it uses the CPU. Nothing else changes.",
+        "Nothing to fix: the numbers are the ones a GPU would give (up to rounding).",
     )
 
 
@@ -428,9 +494,18 @@ TORCH_RULES: tuple[Rule, ...] = rule_table(
         _retain_no_grad,
     ),
     ("leaf-moved", r"leaf variable has been moved into the graph interior", "", _leaf_moved),
+    ("zero-dim-index", r"invalid index of a 0-dim tensor", "", _zero_dim_index),
+    (
+        "no-gpu",
+        r"Torch not compiled with CUDA enabled|no CUDA GPUs are available|Found no NVIDIA driver"
+        r"|Torch not compiled with MPS",
+        "",
+        _no_gpu,
+    ),
 )
 
 WARNING_RULES: tuple[Rule, ...] = rule_table(
+    ("cpu-only", r"Autograd Explorer computes on the CPU", "", _cpu_only),
     (
         "non-leaf-grad",
         r"attribute of a Tensor that is not a leaf Tensor is being accessed",

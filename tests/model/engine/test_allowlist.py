@@ -25,13 +25,15 @@ SIDE_DOORS = [
     "import_ir_module_from_buffer", "parse_ir", "parse_schema", "ScriptModule",
     "ScriptFunction", "CompilationUnit", "Graph", "Node", "Value", "FileCheck",
     "UntypedStorage", "TypedStorage", "FloatStorage", "from_file", "frombuffer", "load",
-    "save", "compile", "cond", "while_loop", "vmap", "get_file_path", "set_rng_state",
+    "save", "compile", "cond", "while_loop", "get_file_path", "set_rng_state",
     "get_rng_state", "set_default_tensor_type", "set_num_threads", "set_flush_denormal",
     "use_deterministic_algorithms", "from_dlpack", "to_dlpack", "ThroughputBenchmark",
     "DisableTorchFunction", "Stream", "Event", "Future", "jit", "ops", "classes", "library",
-    "hub", "cuda", "distributed", "multiprocessing", "utils", "package", "onnx", "fx",
-    "export", "serialization", "overrides", "backends", "random", "version", "platform",
+    "hub", "distributed", "multiprocessing", "package", "onnx", "fx",
+    "export", "serialization", "overrides", "random", "version", "platform",
 ]  # fmt: skip
+# torch.vmap (torch.func's), torch.cuda, torch.utils and torch.backends are held now: what
+# is reached through them is judged one by one (tests/model/engine/test_guard_widened.py).
 
 
 @pytest.mark.parametrize("name", [n for n in SIDE_DOORS if hasattr(torch, n)])
@@ -107,7 +109,7 @@ def test_containers_pass_only_when_everything_in_them_does() -> None:
 
 
 def test_imports_check_the_values_they_bind() -> None:
-    assert safe_import("torch", None, None, ("sin", "no_grad")) is torch
+    assert safe_import("torch", None, None, ("sin", "no_grad")).sin is torch.sin
     with pytest.raises(CodeRefusedAtRuntime):
         safe_import("torch", None, None, ("PyTorchFileWriter",))
     with pytest.raises(CodeRefusedAtRuntime):

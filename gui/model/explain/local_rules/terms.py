@@ -14,7 +14,7 @@ from typing import Any
 
 from gui.model.explain.local_rules.flat import Arr, Shape, arr, scalar, sum_to
 from gui.model.result import GraphNode, NodeFlow, SavedValue, TensorData
-from gui.model.tensor_format import format_number, format_shape, format_tensor
+from gui.model.tensor_format import format_number, format_shape, format_short, format_tensor
 
 # Tensors up to this many elements are written out in full, bigger ones summarised.
 DETAIL_MAX_ELEMENTS = 12
@@ -25,7 +25,7 @@ def num(v: object) -> str:
     if isinstance(v, float) and v.is_integer() and abs(v) < 1e6:
         return str(int(v))
     if isinstance(v, float) and math.isfinite(v):
-        return f"{v:.4g}"  # an exponent of 2.5 reads "2.5", not format_number's "2.500"
+        return format_short(v)  # an exponent of 2.5 reads "2.5", not format_number's "2.500"
     return format_number(v)
 
 

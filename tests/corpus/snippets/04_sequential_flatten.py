@@ -1,0 +1,26 @@
+# after: PyTorch "Learning PyTorch with Examples", nn.Sequential with Flatten and RMSprop
+# expect: match
+import torch
+import math
+
+x = torch.linspace(-math.pi, math.pi, 200)
+y = torch.sin(x)
+p = torch.tensor([1, 2, 3])
+xx = x.unsqueeze(-1).pow(p)
+model = torch.nn.Sequential(
+    torch.nn.Linear(3, 1),
+    torch.nn.Flatten(0, 1)
+)
+loss_fn = torch.nn.MSELoss(reduction='sum')
+learning_rate = 1e-3
+optimizer = torch.optim.RMSprop(model.parameters(), lr=learning_rate)
+for t in range(200):
+    y_pred = model(xx)
+    loss = loss_fn(y_pred, y)
+    if t % 50 == 49:
+        print(t, loss.item())
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+linear_layer = model[0]
+print(f'Result: y = {linear_layer.bias.item()} + {linear_layer.weight[:, 0].item()} x')

@@ -1,0 +1,8 @@
+# after: Stack Overflow "a leaf Variable that requires grad is being used in an in-place operation"
+# expect: explained leaf-inplace
+import torch
+
+w = torch.randn(3, requires_grad=True)
+loss = (w * 2).sum()
+loss.backward()
+w -= 0.1 * w.grad
