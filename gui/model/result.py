@@ -73,6 +73,8 @@ class TensorData:
 
 
 FULL_VALUES_LIMIT = 4096
+# Losses a result keeps, one per backward call (9 bytes each pickled: 20,000 take 180 KB).
+MAX_STEP_VALUES = 20_000
 
 
 @dataclass(frozen=True)
@@ -238,6 +240,14 @@ class StepRecord:
     jacobian_note: str | None = None
     error: Explanation | None = None
     details_dropped: bool = False
+    # ``"backward"`` (``t.backward()``, ``torch.autograd.backward``) or ``"grad"``
+    # (``torch.autograd.grad``: returns the gradients instead of adding them to ``.grad``).
+    call: Literal["backward", "grad"] = "backward"
+    # The ``inputs`` named in the call (``backward(inputs=[w])``, ``grad(y, [w])``), by the
+    # program's names; ``None`` when the call gives none (every leaf).
+    inputs: tuple[str, ...] | None = None
+    # What ``torch.autograd.grad`` returned, by input name (``None``: unused input).
+    returned: dict[str, TensorData | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -302,6 +312,15 @@ class RunResult:
     elapsed_seconds: float = 0.0
     steps_left_out: int = 0
     steps_gap: int = 0
+    # How the output was chosen: ``"session"`` (the session's ``output`` field), ``"code"``
+    # (the tensor the code last called backward on) or ``"last-grad-fn"`` (the last tensor
+    # the code assigned that has a ``grad_fn``); ``None`` when there is no output.
+    output_source: Literal["session", "code", "last-grad-fn"] | None = None
+    # The value of each backward call's tensor, when it is a single number (a loss), for
+    # every call the run made, kept or not: ``None`` for a call on a bigger tensor. The
+    # first :data:`MAX_STEP_VALUES` calls; ``step_values_left_out`` counts the rest.
+    step_values: tuple[float | None, ...] = ()
+    step_values_left_out: int = 0
 
     @property
     def step_count(self) -> int:

@@ -38,6 +38,7 @@ from gui.model.views.backward import (
     gradient_note,
     intermediates,
     output_choices,
+    output_note,
     retain_graph_note,
     status_text,
 )
@@ -94,14 +95,20 @@ class BackwardPanel(QWidget):
 
     # -- building ----------------------------------------------------------------------
 
-    def _build_output_row(self) -> QHBoxLayout:
+    def _build_output_row(self) -> QVBoxLayout:
         self.output = QComboBox()
         self.output.setToolTip("The tensor whose backward() the buttons below call")
         self.output.activated.connect(self._on_view_output)
         row = QHBoxLayout()
         row.addWidget(QLabel("Differentiate"))
         row.addWidget(self.output, 1)
-        return row
+        # Which tensor, and whether the app adds the backward call (views.backward.output_note).
+        self.output_note = _label()
+        self.output_note.setObjectName("outputNote")
+        column = QVBoxLayout()
+        column.addLayout(row)
+        column.addWidget(self.output_note)
+        return column
 
     def _build_gradient_box(self) -> QGroupBox:
         box = self.gradient_box = QGroupBox("Gradient argument v")
@@ -212,6 +219,7 @@ class BackwardPanel(QWidget):
     def render(self, snapshot: Snapshot) -> None:  # type: ignore[override]
         """Show ``snapshot``; rebuilds slider rows only when the gradient's shape changes."""
         self._render_output(snapshot)
+        _set_text(self.output_note, output_note(snapshot))
         self._render_gradient(snapshot)
         self._render_fixes(snapshot)
         self._render_presets(snapshot)

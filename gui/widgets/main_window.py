@@ -14,24 +14,46 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QEventLoop, QPoint, QSettings, QSize, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtCore import (
+    QByteArray,
+    QEventLoop,
+    QPoint,
+    QSettings,
+    QSignalBlocker,
+    QSize,
+    Qt,
+    QTimer,
+)
+from PySide6.QtGui import (
+    QAction,
+    QActionGroup,
+    QCloseEvent,
+    QKeySequence,
+    QResizeEvent,
+    QShortcut,
+    QShowEvent,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QPushButton,
     QScrollArea,
     QSplitter,
+    QStyle,
     QTabWidget,
+    QToolButton,
     QWidget,
 )
 
+from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS
 from gui.model.session import (
     Document,
     Session,
@@ -49,7 +71,15 @@ from gui.model.views.lesson_controls import (
     named_controls,
 )
 from gui.model.views.panel_sizes import SHARES, split
-from gui.model.views.status import has_explanation, status_bar_text
+from gui.model.views.status import (
+    PROGRESS_AFTER_SECONDS,
+    TIME_LIMIT_CHOICES,
+    has_explanation,
+    running_text,
+    seconds_text,
+    status_bar_text,
+    time_limit_text,
+)
 from gui.model.views.unsaved import has_unsaved_work
 from gui.resources import lesson_paths
 from gui.widgets.backward_panel import BackwardPanel
@@ -71,6 +101,11 @@ DEFAULT_SIZES: dict[str, list[int]] = {
     for (name, shares), total in zip(SHARES.items(), (1280, 660, 660), strict=True)
 }
 GRAPH_ONLY_KEY = "F9"
+# The least share of the window's width the graph gets beside the side columns. When the
+# side columns' narrowest (their rows must not be cut off) leave it less, as at 1024 pixels
+# or in presentation mode, the window turns compact: the plots and the node details become
+# tabs beside Inputs and Backward, and the graph takes their column.
+GRAPH_LEAST_SHARE = 0.45
 EXPLAIN_LINK = "Explanation ›"
 # How often the window checks a background read while it waits (and keeps painting).
 READ_POLL_MS = 10
@@ -110,6 +145,13 @@ class MainWindow(QMainWindow):
         # the column sizes to come back to from the graph-only view.
         self._pending_sizes = True
         self._sizes_before_graph_only: list[int] | None = None
+        # Compact (see GRAPH_LEAST_SHARE): the right column's sizes to come back to, and
+        # the controls tab to go back to when the node details close again.
+        self._compact = False
+        self._right_sizes: list[int] | None = None
+        self._tab_before_details: QWidget | None = None
+        self._shown_node: str | None = None
+        self._shown_error: object = None
         self._offered_fixes = False
         # A document just opened: its first result picks the controls tab and shares the
         # left column between the code and the controls (see _arrange_for_document).
@@ -140,6 +182,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self._live_label)
         self.commands: dict[str, QAction] = {}
         self._build_menus()
+        self._build_time_limit()
         self._restore_settings()
         if autosave is not None:
             # Before render: the title's "unsaved" mark reads what the autosave decided.
@@ -247,6 +290,9 @@ class MainWindow(QMainWindow):
                     continue
                 key, text, slot, shortcut, tip = entry
                 menu.addAction(self._action(key, text, slot, shortcut, tip))  # type: ignore[arg-type]
+            if title == "&View":  # the graph panel's scale lock, also beside its legend
+                menu.addSeparator()
+                menu.addActions([self.graph.lock_action, self.graph.rescale_action])
         self.commands["live"].setCheckable(True)
         self.commands["presentation"].setCheckable(True)
         self.commands["graph_only"].setCheckable(True)
@@ -265,6 +311,85 @@ class MainWindow(QMainWindow):
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction(self._action("guide", "&What Am I Looking At?", self._on_view_guide))
         help_menu.addAction(self._action("about", "&About", self._on_view_about))
+
+    # -- the time limit and a long run's progress ------------------------------------------
+
+    def _build_time_limit(self) -> None:
+        """Run > Time Limit, and the same choices on a status bar button ("Time limit: 1.5 s");
+        the choice is kept in QSettings (``time_limit``), never in session files. A
+        ``--time-limit`` on the command line wins over the kept choice for that start."""
+        kept = self._settings.value("time_limit")
+        try:
+            seconds = float(kept) if kept is not None else None
+        except (TypeError, ValueError):
+            seconds = None
+        chosen = self._session.time_limit == DEFAULT_TIME_LIMIT_SECONDS
+        if seconds is not None and seconds in TIME_LIMIT_CHOICES and chosen:
+            self._session.set_time_limit(seconds)
+        self.time_limit_menu = QMenu("&Time Limit", self)
+        self.time_limit_menu.setToolTipsVisible(True)
+        group = QActionGroup(self)
+        self.time_limit_actions: dict[float, QAction] = {}
+        for choice in TIME_LIMIT_CHOICES:
+            action = QAction(seconds_text(choice), self, checkable=True)
+            action.setToolTip(f"Stop the code after {seconds_text(choice)}")
+            action.triggered.connect(lambda _=False, c=choice: self.set_time_limit(c))
+            group.addAction(action)
+            self.time_limit_actions[choice] = action
+        self.time_limit_menu.addActions(group.actions())
+        for menu in self.menuBar().findChildren(QMenu):
+            if self.commands["live"] in menu.actions():  # the Run menu
+                menu.addSeparator()
+                menu.addMenu(self.time_limit_menu)
+        self.time_limit_button = QToolButton()
+        self.time_limit_button.setAutoRaise(True)
+        self.time_limit_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.time_limit_button.setMenu(self.time_limit_menu)
+        self.time_limit_button.setToolTip(
+            "How long the code may run before it is stopped (a training loop may need more)"
+        )
+        self.statusBar().addPermanentWidget(self.time_limit_button)
+        self._run_started: float | None = None
+        self._progress_timer = QTimer(self)
+        self._progress_timer.setInterval(200)
+        self._progress_timer.timeout.connect(self._show_progress)
+        self._show_time_limit(self._session.time_limit)
+
+    def set_time_limit(self, seconds: float) -> None:
+        """Choose the time limit (a menu entry); kept for the next start."""
+        self._session.set_time_limit(seconds)
+        self._settings.setValue("time_limit", seconds)
+        self._show_time_limit(seconds)
+
+    def _show_time_limit(self, seconds: float) -> None:
+        if self.time_limit_button.text() != time_limit_text(seconds):
+            self.time_limit_button.setText(time_limit_text(seconds))
+        action = self.time_limit_actions.get(seconds)
+        for choice, other in self.time_limit_actions.items():
+            with QSignalBlocker(other):
+                other.setChecked(choice == seconds)
+        if action is None:  # a --time-limit that is not among the choices
+            self.time_limit_button.setToolTip(f"{seconds_text(seconds)}, from the command line")
+
+    def _follow_running(self, snapshot: Snapshot) -> None:
+        """While a run is in flight, time it; past a moment the status bar shows the seconds
+        (the engine answers once, at the end: the count of calls comes with the result)."""
+        self._show_time_limit(snapshot.time_limit)
+        if snapshot.running and self._ever_ran:
+            if self._run_started is None:
+                self._run_started = time.monotonic()
+                self._progress_timer.start()
+        elif self._run_started is not None:
+            self._run_started = None
+            self._progress_timer.stop()
+
+    def _show_progress(self) -> None:
+        started = self._run_started
+        if started is None:
+            return
+        elapsed = time.monotonic() - started
+        if elapsed >= PROGRESS_AFTER_SECONDS:
+            self._status.setText(running_text(elapsed, self._session.time_limit))
 
     def _build_lessons_menu(self) -> None:
         menu = self.menuBar().addMenu("&Lessons")
@@ -310,9 +435,18 @@ class MainWindow(QMainWindow):
         count = 0 if snapshot.result is None else snapshot.result.step_count
         _set_text(self._steps_label, f"backward calls: {count}")
         _set_text(self._live_label, "live" if snapshot.live else "live off")
+        self._follow_running(snapshot)
         if snapshot.fixes and not self._offered_fixes:
             self.controls.setCurrentWidget(self.backward)
         self._offered_fixes = bool(snapshot.fixes)
+        if snapshot.error != self._shown_error:
+            self._shown_error = snapshot.error
+            if snapshot.error is not None and not self._arrange_pending:
+                # Once the code panel has fitted its explanation to the new text.
+                QTimer.singleShot(0, self, self.make_room_for_explanation)
+        if snapshot.selected_node != self._shown_node:
+            self._shown_node = snapshot.selected_node
+            self._show_details_tab(snapshot.selected_node is not None)
         tab = "Backward" if not snapshot.fixes else "Backward ⚠"
         index = self.controls.indexOf(self.backward)
         if self.controls.tabText(index) != tab:
@@ -334,8 +468,9 @@ class MainWindow(QMainWindow):
         When both fit, the controls get what their content needs and the code panel the
         rest. When they do not, the controls the lesson names come first (the tab shows
         down to the last of them), else the code and its explanation do; either side
-        keeps at least a third. Inside the code panel the explanation then gets its
-        text's height (see :meth:`CodeEditorPanel.fit_explanation`).
+        keeps at least a third. An error comes first: the code panel then
+        gets up to three quarters, for the error and its fix. Inside the code panel the
+        explanation then gets its text's height (see :meth:`CodeEditorPanel.fit_explanation`).
         """
         left = self._splitters["left"]
         if not left.isVisible():
@@ -345,13 +480,30 @@ class MainWindow(QMainWindow):
         named = self._named_on_tab()
         controls_need = _controls_height(self.controls, named)
         code_need = self.editor.needed_height()
-        if code_need + controls_need <= total or named:
+        if self._session.snapshot.error is not None:  # what went wrong before the controls
+            most = total * 3 // 4
+            code = max(min(code_need, most), total - _controls_height(self.controls, []))
+        elif code_need + controls_need <= total or named:
             code = max(min(least, code_need), total - controls_need)
         else:
             code = max(least, min(code_need, total - least))
         left.setSizes([code, total - code])
         self.editor.fit_explanation(shrink=True)
         QTimer.singleShot(0, self, self._show_named_controls)
+
+    def make_room_for_explanation(self) -> None:
+        """An error came in: the code panel grows (never shrinks) so the code, the error
+        and its fix all show, taking up to three quarters of the left column from the
+        controls."""
+        left = self._splitters["left"]
+        if not left.isVisible() or self._session.snapshot.error is None:
+            return
+        sizes = left.sizes()
+        total = sum(sizes)
+        code = min(self.editor.needed_height(), total * 3 // 4)
+        if code > sizes[0]:
+            left.setSizes([code, total - code])
+        self.editor.fit_explanation()
 
     def _named_on_tab(self) -> list[QWidget]:
         """The widgets of the controls the open lesson names that are on the shown tab."""
@@ -519,7 +671,9 @@ class MainWindow(QMainWindow):
         self.graph.set_text_scale(scale)
         self.commands["presentation"].setChecked(on)
         self._settings.setValue("presentation", on)
-        # Bigger rows need a new share of the left column (once they have relaid out).
+        # Bigger rows need room: maybe the compact arrangement, and a new share of the left
+        # column (once they have relaid out).
+        QTimer.singleShot(0, self, self.fit_columns)
         if self._session.snapshot.result is not None:
             QTimer.singleShot(0, self, self.fit_left_column)
 
@@ -537,8 +691,7 @@ class MainWindow(QMainWindow):
             return
         if on:
             self._sizes_before_graph_only = columns.sizes()
-        for side in (self._splitters["left"], self._splitters["right"]):
-            side.setVisible(not on)
+        self._show_sides(graph_only=on)
         if not on and self._sizes_before_graph_only is not None:
             columns.refresh()  # the handles are back: sizes count them again
             columns.setSizes(self._sizes_before_graph_only)
@@ -549,6 +702,89 @@ class MainWindow(QMainWindow):
         """Whether the graph-only view is on."""
         return self._sizes_before_graph_only is not None
 
+    def _show_sides(self, graph_only: bool) -> None:
+        self._splitters["left"].setVisible(not graph_only)
+        self._splitters["right"].setVisible(not graph_only and not self._compact)
+
+    # -- compact: narrow windows -----------------------------------------------------------
+
+    def compact(self) -> bool:
+        """Whether the plots and node details are tabs beside Inputs and Backward (a
+        window too narrow for three columns: see :data:`GRAPH_LEAST_SHARE`)."""
+        return self._compact
+
+    def side_minimums(self) -> tuple[int, int]:
+        """The narrowest the left column (code, inputs, backward) and the right column
+        (plots, node details) can be without cutting a row off, wherever they are now."""
+        frame = 2 * self.controls.style().pixelMetric(QStyle.PixelMetric.PM_DefaultFrameWidth)
+        left = max(
+            self.editor.minimumSizeHint().width(),
+            *(_least_width(p) + frame for p in (self.inputs, self.backward)),
+        )
+        return left, max(_least_width(p) for p in (self.plots, self.details))
+
+    def fit_columns(self) -> None:
+        """Turn compact, or back, as the window's width and the side columns' minimums
+        say (called on every resize and after presentation mode changes the fonts)."""
+        left, right = self.side_minimums()
+        handles = 2 * self._splitters["columns"].handleWidth()
+        self.set_compact(self.width() * (1 - GRAPH_LEAST_SHARE) < left + right + handles)
+
+    def set_compact(self, on: bool) -> None:
+        """Put the plots and node details in tabs beside Inputs and Backward (``on``) or
+        back in their column on the right, at the sizes they had."""
+        if on == self._compact:
+            return
+        right = self._splitters["right"]
+        current = self.controls.currentWidget()
+        self._compact = on
+        if on:
+            self._right_sizes = right.sizes()
+            self.controls.addTab(self.plots, "Plots")
+            self.controls.addTab(self.details, "Node details")
+        else:
+            for index, panel in enumerate((self.plots, self.details)):
+                self.controls.removeTab(self.controls.indexOf(panel))
+                right.insertWidget(index, panel)
+                panel.setVisible(True)
+            if self._right_sizes is not None:
+                right.setSizes(self._right_sizes)
+            if current in (self.plots, self.details):
+                self.controls.setCurrentWidget(self._tab_before_details or self.inputs)
+        self._tab_before_details = None
+        self._show_sides(graph_only=self.graph_only())
+        if not self.graph_only():
+            self._share_columns()
+
+    def _show_details_tab(self, on: bool) -> None:
+        """Compact: a node clicked raises the node details tab; closing them goes back to
+        the tab that was up."""
+        if not self._compact:
+            return
+        if on and self.controls.currentWidget() is not self.details:
+            self._tab_before_details = self.controls.currentWidget()
+            self.controls.setCurrentWidget(self.details)
+        elif not on and self.controls.currentWidget() is self.details:
+            self.controls.setCurrentWidget(self._tab_before_details or self.inputs)
+            self._tab_before_details = None
+
+    def _share_columns(self) -> None:
+        """The columns' default shares of the width (compact: the left column and the
+        graph only), no column below its minimum."""
+        columns = self._splitters["columns"]
+        total = columns.width() - columns.handleWidth() * (columns.count() - 1)
+        left, right = self.side_minimums()
+        if self._compact:
+            shares = SHARES["columns"]
+            sizes = [*split(total, shares[:2], [left, 0]), 0]
+        else:
+            sizes = split(total, SHARES["columns"], [left, 0, right])
+        columns.setSizes(sizes)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_columns()
+
     def _on_view_reset_layout(self) -> None:
         self.set_graph_only(False)
         self.apply_default_sizes()
@@ -558,6 +794,11 @@ class MainWindow(QMainWindow):
         no panel below its minimum (a slider row must not be cut off)."""
         self._pending_sizes = False
         for name, splitter in self._splitters.items():
+            if name == "columns":
+                self._share_columns()
+                continue
+            if splitter.count() != len(SHARES[name]):  # compact: the right one is empty
+                continue
             horizontal = splitter.orientation() == Qt.Orientation.Horizontal
             total = splitter.width() if horizontal else splitter.height()
             total -= splitter.handleWidth() * (splitter.count() - 1)
@@ -566,6 +807,13 @@ class MainWindow(QMainWindow):
                 hint = panel.minimumSizeHint() if panel is not None else QSize()
                 minimums.append(max(0, hint.width() if horizontal else hint.height()))
             splitter.setSizes(split(total, SHARES[name], minimums))
+
+    def setVisible(self, visible: bool) -> None:
+        # Before Qt sizes the window to its minimum: a narrow window turns compact first,
+        # so it keeps the size it was given rather than growing to three columns' width.
+        if visible and not self.isVisible():
+            self.fit_columns()
+        super().setVisible(visible)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -639,6 +887,7 @@ class MainWindow(QMainWindow):
 
     def save_settings(self) -> None:
         self.set_graph_only(False)  # the next start shows every panel, at these sizes
+        self.set_compact(False)  # (and turns compact again if its window is narrow)
         self._settings.setValue("geometry", self.saveGeometry())
         for name, splitter in self._splitters.items():
             self._settings.setValue(f"splitters/{name}", splitter.saveState())
@@ -721,6 +970,10 @@ def _controls_height(tabs: QTabWidget, named: list[QWidget]) -> int:
     return tabs.tabBar().sizeHint().height() + bottom + 2 * area.frameWidth()
 
 
+def _least_width(widget: QWidget) -> int:
+    return max(widget.minimumSizeHint().width(), widget.minimumWidth())
+
+
 def _quit_when(done: bool, loop: QEventLoop) -> None:
     if done:
         loop.quit()
@@ -745,7 +998,8 @@ GUIDE = (
     "the bottom). Colours show gradients on one scale: blue below zero, red above. Edge "
     "labels show the gradient flowing back. Click a box for its local derivative rule.</p>"
     "<p><b>Plots</b> (right): each leaf's .grad, what the latest backward added, and the history "
-    "across backward calls.</p>"
+    "across backward calls. In a narrow window (or presentation mode on a small screen) the "
+    "plots and the node details are tabs beside Inputs and Backward.</p>"
     "<p><b>Backward</b> (the tab beside Inputs, on the left): which tensor to differentiate, "
     "the gradient argument v of backward(v) as sliders, and the options retain_graph, "
     "create_graph, zeroing. A lesson opens on the tab whose controls it talks about.</p>"

@@ -65,7 +65,7 @@ def test_typing_reaches_the_session_after_the_pause(
     qtbot: QtBot, panel: CodeEditorPanel, session: Session
 ) -> None:
     editor = panel.editor()
-    qtbot.keyClicks(editor, "x = torch.tensor(3., requires_grad=True)")
+    qtbot.keyClicks(editor, "x = torch.tensor(3., requires_grad=True); y = x * 2")
     assert session.snapshot.code == ""  # nothing sent while typing
     assert status_text(panel) == "Edited: runs when you stop typing"
     qtbot.waitUntil(lambda: session.snapshot.code.startswith("x = torch.tensor"), timeout=2000)
@@ -101,10 +101,10 @@ def test_ctrl_enter_runs_at_once(qtbot: QtBot, session: Session, emitted: list[S
     panel = CodeEditorPanel(session, debounce_ms=60_000)
     qtbot.addWidget(panel)
     editor = panel.editor()
-    qtbot.keyClicks(editor, "x = torch.tensor([2.], requires_grad=True)")
+    qtbot.keyClicks(editor, "x = torch.tensor([2.], requires_grad=True); y = x * 2")
     assert session.snapshot.code == ""
     qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    assert session.snapshot.code == "x = torch.tensor([2.], requires_grad=True)"
+    assert session.snapshot.code == "x = torch.tensor([2.], requires_grad=True); y = x * 2"
     assert session.snapshot.result is not None
     assert session.snapshot.leaves == ("x",)
     assert "\n" not in editor.toPlainText()  # Ctrl+Enter runs, it does not break the line
@@ -333,11 +333,11 @@ def test_fix_waits_while_the_user_is_typing(qtbot: QtBot, session: Session) -> N
 def test_flush_sends_pending_text(qtbot: QtBot, session: Session) -> None:
     panel = CodeEditorPanel(session, debounce_ms=60_000)
     qtbot.addWidget(panel)
-    qtbot.keyClicks(panel.editor(), "x = torch.tensor(2., requires_grad=True)")
+    qtbot.keyClicks(panel.editor(), "x = torch.tensor(2., requires_grad=True); y = x * 2")
     assert session.snapshot.code == ""
     assert status_text(panel) == "Edited: runs when you stop typing"
     panel.flush()
-    assert session.snapshot.code == "x = torch.tensor(2., requires_grad=True)"
+    assert session.snapshot.code == "x = torch.tensor(2., requires_grad=True); y = x * 2"
     assert status_text(panel) == "Up to date"
 
 

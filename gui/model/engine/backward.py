@@ -10,17 +10,22 @@ every number and every error is exactly what plain PyTorch gives.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import torch
 
 from gui.model.engine.graph_walk import Naming, WalkedGraph, walk_graph
+from gui.model.engine.guard import program_code_in_autograd
 from gui.model.engine.jacobian import compute_jacobians, vjp_checks
 from gui.model.engine.tensors import maybe_tensor_data, tensor_data
 from gui.model.result import Explanation, JacobianCheck, NodeFlow, StepRecord, TensorData
 
 RawBackward = Callable[..., None]
+# The engine's own bookkeeping around a call (copying ``.grad``, reading shapes) skips the
+# forward recorder (:mod:`.recorder`): through it, each of those small torch calls costs
+# ~15 µs, which made a 3000-step loop spend a second on copying two leaves' gradients.
+unrecorded = torch._C.DisableTorchFunction
 
 
 @dataclass
@@ -35,6 +40,17 @@ class BackwardCall:
     line: int | None
     zero_grad: bool
     name: str | None
+    # ``torch.autograd.backward([a, b], ...)`` / ``grad([a, b], ...)``: every tensor (``tensor``
+    # is the first); empty for the usual single tensor.
+    tensors: tuple[torch.Tensor, ...] = ()
+    # ``inputs=`` of backward, or the ``inputs`` of ``torch.autograd.grad``, with their names.
+    inputs: tuple[torch.Tensor, ...] | None = None
+    input_names: tuple[str, ...] | None = None
+    kind: Literal["backward", "grad"] = "backward"
+    # The arguments exactly as the program passed them (a list stays a list), so torch sees
+    # the very call the program made; ``None``: built from the fields above.
+    raw_args: tuple[Any, Any, Any] | None = None  # (tensors, gradient, inputs)
+    grad_options: dict[str, Any] = field(default_factory=dict)  # allow_unused...
 
 
 @dataclass
@@ -45,6 +61,7 @@ class RecordedStep:
     walked: WalkedGraph | None
     root_fn: Any
     error: BaseException | None = None
+    returned: Any = None  # what ``torch.autograd.grad`` returned, for the program
 
 
 def record_backward(
@@ -56,6 +73,7 @@ def record_backward(
     detailed: bool,
     explain: Callable[[BaseException], Explanation],
     retained: Sequence[torch.Tensor] = (),
+    raw_grad: Callable[..., Any] | None = None,
 ) -> RecordedStep:
     """Run ``raw_backward`` for ``call`` and record it as step ``index``.
 
@@ -78,34 +96,68 @@ def record_backward(
     retained
         Non-leaf tensors that ``retain_grad()``: computing the Jacobian runs autograd, which
         would add into their ``.grad``, so it is put back afterwards.
+    raw_grad
+        torch's own ``torch.autograd.grad``, for a call of kind ``"grad"``.
     """
     t = call.tensor
+    several = len(call.tensors) > 1
+    # Several tensors at once have no one graph to draw: their step keeps the gradients.
+    detailed = detailed and not several
     walked = walk_graph(t, naming, call.name) if detailed else None
+    # The leaves the call differentiates: its ``inputs`` when it names them.
+    targets = leaves
+    if call.inputs is not None:
+        targets = {n: leaf for n, leaf in leaves.items() if any(leaf is i for i in call.inputs)}
     jacobians: dict[str, torch.Tensor] = {}
-    note: str | None = None
-    if detailed:
+    note: str | None = "several tensors at once: no Jacobian is shown" if several else None
+    if detailed and program_code_in_autograd():
+        # A hook or a custom Function's backward would run a second time (printing twice,
+        # counting twice): torch's own backward is the only pass.
+        note = "the program runs its own code inside autograd (a hook or a custom Function)"
+    elif detailed:
         kept = [(r, r.grad) for r in retained]
-        jacobians, note = compute_jacobians(t, leaves)
+        jacobians, note = compute_jacobians(t, targets)
         for r, g in kept:
             r.grad = g
-    before = {name: _grad_copy(leaf) for name, leaf in leaves.items()}
+    with unrecorded():
+        before = {name: _grad_copy(leaf) for name, leaf in leaves.items()}
     flows: dict[str, NodeFlow] = {}
     handles = _hook_nodes(walked, flows) if walked is not None else []
     error: BaseException | None = None
+    returned: Any = None
+    tensors, gradient, inputs = call.raw_args or (t, call.gradient, call.inputs)
     try:
-        raw_backward(t, call.gradient, call.retain_graph, call.create_graph)
+        if call.kind == "grad":
+            assert raw_grad is not None
+            returned = raw_grad(
+                tensors,
+                inputs,
+                gradient,
+                call.retain_graph,
+                call.create_graph,
+                **call.grad_options,
+            )
+        elif inputs is None:
+            raw_backward(tensors, gradient, call.retain_graph, call.create_graph)
+        else:
+            raw_backward(tensors, gradient, call.retain_graph, call.create_graph, inputs=inputs)
     except Exception as exc:  # torch's own error is the lesson: keep it, then re-raise
         error = exc
     finally:
         for h in handles:
             h.remove()
-    after = {name: _grad_copy(leaf) for name, leaf in leaves.items()}
+    with unrecorded():
+        after = {name: _grad_copy(leaf) for name, leaf in leaves.items()}
+    given = _returned_by_name(call, returned) if error is None else {}
     checks: tuple[JacobianCheck, ...] = ()
     if jacobians and error is None:
         seed = _seed_tensor(call.gradient, t)
         if seed is not None:
-            contributions = {n: _difference(after[n], before[n]) for n in leaves}
-            shapes = {n: tuple(leaf.shape) for n, leaf in leaves.items()}
+            if call.kind == "grad":
+                contributions = {n: given.get(n) for n in targets}
+            else:
+                contributions = {n: _difference(after[n], before[n]) for n in targets}
+            shapes = {n: tuple(leaf.shape) for n, leaf in targets.items()}
             checks = vjp_checks(jacobians, seed, contributions, shapes)
     record = StepRecord(
         index=index,
@@ -124,8 +176,23 @@ def record_backward(
         jacobian_note=note,
         error=explain(error) if error is not None else None,
         details_dropped=not detailed,
+        call=call.kind,
+        inputs=call.input_names,
+        returned={n: None if g is None else tensor_data(g) for n, g in given.items()},
     )
-    return RecordedStep(record=record, walked=walked, root_fn=t.grad_fn, error=error)
+    return RecordedStep(
+        record=record, walked=walked, root_fn=t.grad_fn, error=error, returned=returned
+    )
+
+
+def _returned_by_name(call: BackwardCall, returned: Any) -> dict[str, torch.Tensor | None]:
+    """What ``torch.autograd.grad`` returned, by the names of its inputs (empty otherwise)."""
+    if call.kind != "grad" or call.input_names is None or not isinstance(returned, tuple):
+        return {}
+    return {
+        name: g.detach() if isinstance(g, torch.Tensor) else None
+        for name, g in zip(call.input_names, returned, strict=False)
+    }
 
 
 def _hook_nodes(walked: WalkedGraph, flows: dict[str, NodeFlow]) -> list[Any]:

@@ -20,6 +20,42 @@ from gui.model.engine.graph_walk import Naming
 from gui.model.engine.tensors import tensor_data
 from gui.model.result import Explanation, NestedValues, TensorInfo
 
+# A module tree is walked this far at most (a program could nest modules without end).
+MAX_MODULE_PARAMETERS = 1000
+
+
+def module_parameters(module: torch.nn.Module) -> list[tuple[str, torch.Tensor]]:
+    """``module.named_parameters()``, in the same order, read from the modules' own
+    ``_parameters`` and ``_modules`` dicts without calling any method of theirs.
+
+    A program's module class may define ``_named_members`` or ``named_modules`` (one leading
+    underscore is allowed in a class body) and hand anything over as a "parameter"; what
+    reaches the result must be a real tensor, so only plain ``Tensor``/``Parameter`` objects
+    under ``str`` names count.
+    """
+    found: list[tuple[str, torch.Tensor]] = []
+    seen: set[int] = set()
+    stack: list[tuple[str, object]] = [("", module)]
+    while stack and len(found) < MAX_MODULE_PARAMETERS:
+        prefix, current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        try:
+            state = object.__getattribute__(current, "__dict__")
+        except AttributeError:
+            continue
+        own = state.get("_parameters") if type(state) is dict else None
+        for name, p in dict.items(own) if type(own) is dict else ():
+            if type(name) is str and type(p) in (torch.nn.Parameter, torch.Tensor):
+                found.append((prefix + name, p))
+        children = state.get("_modules") if type(state) is dict else None
+        items = list(dict.items(children)) if type(children) is dict else []
+        for name, child in reversed(items):  # depth first, in order, as named_modules
+            if type(name) is str and isinstance(child, torch.nn.Module):
+                stack.append((f"{prefix}{name}.", child))
+    return found[:MAX_MODULE_PARAMETERS]
+
 
 class Bindings:
     """Names -> tensors of one run, in the order the program bound them."""
@@ -41,10 +77,16 @@ class Bindings:
         self._retain_grad = retain_grad
         self._bound_ids: dict[str, int] = {}
         self._keepalive: list[Any] = []  # ids in ``naming`` must not be reused while we run
+        # Parameters of the modules the program binds, by qualified name (``model.fc1.weight``,
+        # see :meth:`_update_parameters`).
+        self.parameters: dict[str, torch.Tensor] = {}
+        self._parameter_ids: set[int] = set()
 
     def tensor(self, name: str) -> torch.Tensor | None:
         value = self.namespace.get(name)
-        return value if isinstance(value, torch.Tensor) else None
+        if isinstance(value, torch.Tensor):
+            return value
+        return self.parameters.get(name)
 
     def update(self, line: int) -> None:
         """Record tensors (re)bound by the statement at ``line`` and apply session requests."""
@@ -67,6 +109,35 @@ class Bindings:
                 self._override(name, value, self._pending_values.pop(name), line)
             if name in self._retain_grad:
                 self._retain(name, value, line)
+        self._update_parameters(line)
+
+    def _update_parameters(self, line: int) -> None:
+        """Name the parameters of every module bound to a name: ``<variable>.<qualified name>``
+        (``model.fc1.weight``, ``net.0.bias``; ``fc1.weight`` for ``fc1 = nn.Linear(...)``).
+
+        The name is the variable's followed by the name ``named_parameters()`` gives, so it
+        stays the same when the program binds another model, and the session's values apply
+        to it like any leaf's. A tensor keeps the first name it got: a parameter also bound
+        to a variable (``w = model.weight``) is listed once, under the name seen first.
+        """
+        for var, value in list(self.namespace.items()):
+            if not isinstance(value, torch.nn.Module) or var.startswith("_"):
+                continue
+            for qualified, p in module_parameters(value):
+                name = f"{var}.{qualified}"
+                if self.parameters.get(name) is p:
+                    continue
+                if id(p) in self._parameter_ids or id(p) in self.naming.tensors:
+                    continue  # already named (a shared parameter, a submodule bound too)
+                self.parameters[name] = p
+                self._parameter_ids.add(id(p))
+                self._keepalive.append(p)
+                self.naming.tensors[id(p)] = name
+                if name not in self.first_line:
+                    self.order.append(name)
+                    self.first_line[name] = line
+                if name in self._pending_values:
+                    self._override(name, p, self._pending_values.pop(name), line)
 
     def _override(self, name: str, value: torch.Tensor, wanted: NestedValues, line: int) -> None:
         if not value.is_leaf:
@@ -124,11 +195,22 @@ class Bindings:
     def leaves(self) -> dict[str, torch.Tensor]:
         """Named leaves that require grad: the tensors backward fills ``.grad`` of."""
         out = {}
+        seen: set[int] = set()
         for name in self.order:
             t = self.tensor(name)
-            if t is not None and t.is_leaf and t.requires_grad:
+            if t is not None and t.is_leaf and t.requires_grad and id(t) not in seen:
+                seen.add(id(t))
                 out[name] = t
         return out
+
+    def constants(self) -> tuple[str, ...]:
+        """Named float leaves that do not require grad (inputs a fix may point at)."""
+        named = ((n, self.tensor(n)) for n in self.order)
+        return tuple(
+            n
+            for n, t in named
+            if t is not None and t.is_leaf and not t.requires_grad and t.is_floating_point()
+        )
 
     def retaining(self) -> list[torch.Tensor]:
         """Named non-leaf tensors that ``retain_grad()``."""
@@ -140,7 +222,14 @@ class Bindings:
         for name in reversed(self.assigned):
             if self.namespace.get(name) is t:
                 return name
-        return self.naming.name_of_tensor(t)
+        named = self.naming.name_of_tensor(t)
+        if named is not None:
+            return named
+        # Bound inside the statement still running (``loss`` in a loop's body).
+        for name, value in self.namespace.items():
+            if value is t and not name.startswith("_"):
+                return name
+        return None
 
     def grad_owner(self, source_line: str | None) -> str | None:
         """The non-leaf tensor whose ``.grad`` ``source_line`` reads (for a warning's fix)."""

@@ -230,6 +230,7 @@ def _step_summary(step: StepRecord) -> StepRecord:
         gradient=_summary(step.gradient),
         grads_before={k: _summary(v) for k, v in step.grads_before.items()},
         grads_after={k: _summary(v) for k, v in step.grads_after.items()},
+        returned={k: _summary(v) for k, v in step.returned.items()},
         flows={k: _flow_summary(f) for k, f in step.flows.items()},
         graph=None if step.graph is None else _graph_summary(step.graph),
         jacobians=(),

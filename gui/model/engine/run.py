@@ -22,14 +22,17 @@ from __future__ import annotations
 import ast
 import functools
 import math
+import random
+import sys
 import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from types import CodeType
-from typing import Any
+from typing import Any, Literal
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch.autograd import Variable
@@ -37,7 +40,7 @@ from torch.autograd import Variable
 from gui.model import explain, safety
 from gui.model.engine import guard
 from gui.model.engine.allowlist import allowlist
-from gui.model.engine.backward import BackwardCall, RecordedStep, record_backward
+from gui.model.engine.backward import BackwardCall, RecordedStep, record_backward, unrecorded
 from gui.model.engine.bindings import Bindings
 from gui.model.engine.budget import bounded
 from gui.model.engine.capture import (
@@ -53,13 +56,14 @@ from gui.model.engine.graph_walk import Naming, walk_graph
 from gui.model.engine.recorder import ForwardRecorder
 from gui.model.engine.tensors import tensor_data
 from gui.model.request import BackwardStep, RunRequest, retains_graph
-from gui.model.result import Explanation, Graph, RunResult, TensorData
+from gui.model.result import MAX_STEP_VALUES, Explanation, Graph, RunResult, TensorData
 
 # A training loop can call backward thousands of times; past these budgets a step records
 # only the leaves' gradients, so the result stays small enough to send and draw quickly.
 MAX_DETAILED_STEPS = 100
 MAX_DETAILED_NODES = 20_000
-MAX_STEPS = 10_000
+# A guard, not a budget: the time limit ends a long loop first (a step costs ~0.2 ms).
+MAX_STEPS = 1_000_000
 # Steps a result keeps: the first and the last this many; the calls in between are run and
 # counted but not recorded (600 calls once made a 150 MB result). The first are the
 # detailed ones; the last end where the learner's loop got to. Results are bounded in
@@ -98,6 +102,9 @@ class _Run:
         # (``y.sum().backward()``), for a session call on it to point at.
         self.last_code_backward_line: int | None = None
         self.raw_backward = _REAL_BACKWARD
+        self.step_values: list[float | None] = []  # see RunResult.step_values
+        self.step_values_left_out = 0
+        self.output_source: Literal["session", "code", "last-grad-fn"] | None = None
 
     # -- running the code -------------------------------------------------------------
 
@@ -106,6 +113,7 @@ class _Run:
         self.namespace.update(
             {
                 "__builtins__": guard.safe_builtins(self.printed),
+                "__name__": "__main__",
                 "torch": torch,
                 "tensor": torch.tensor,
                 "F": F,
@@ -119,7 +127,7 @@ class _Run:
                     exec(code, self.namespace)
             except OutputLimitReached:
                 return explain.explain_runaway("output", line=line)
-            except Exception as exc:
+            except (Exception, guard.CodeRefusedAtRuntime) as exc:
                 return self.explain(exc)
             finally:
                 self.bindings.update(line)
@@ -149,45 +157,105 @@ class _Run:
         grad_variables: Any = None,
         inputs: Any = None,
     ) -> None:
-        """Stands in for ``torch.autograd.backward`` while the user's code runs."""
-        if (
-            inputs is not None
-            or grad_variables is not None
-            or not isinstance(tensors, torch.Tensor)
-        ):
-            # Rare forms (several outputs, ``inputs=``): run as is; leaves still show the result.
+        """Stands in for ``torch.autograd.backward`` while the user's code runs: ``t.backward()``,
+        ``torch.autograd.backward([a, b], grad_tensors=...)``, ``backward(inputs=[w])``."""
+        outputs = _tensor_tuple(tensors)
+        wanted = _tensor_tuple(inputs) if inputs is not None else None
+        if grad_variables is not None or outputs is None or (inputs is not None and not wanted):
+            # Forms torch itself rejects or deprecated ones: run as is, torch says what is wrong.
             self.raw_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=inputs)
             return
-        single = isinstance(grad_tensors, tuple | list) and len(grad_tensors) == 1
-        call = BackwardCall(
-            tensor=tensors,
-            gradient=grad_tensors[0] if single else grad_tensors,
-            retain_graph=retain_graph,
-            create_graph=create_graph,
-            source="code",
-            line=program_line(),
-            zero_grad=self._grads_were_zeroed(),
-            name=self.bindings.name_of(tensors),
-        )
-        self.last_code_backward_line = call.line
+        call = self._code_call("backward", outputs, grad_tensors, wanted, retain_graph)
+        call.create_graph = create_graph
+        call.raw_args = (tensors, grad_tensors, inputs)
         recorded = self.backward(call)
         if recorded.error is not None:
             raise recorded.error
 
+    def code_grad(
+        self,
+        outputs: Any,
+        inputs: Any,
+        grad_outputs: Any = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        options: dict[str, Any] | None = None,
+    ) -> Any:
+        """Stands in for ``torch.autograd.grad`` called by the user's code: recorded as a step
+        like ``backward`` (it adds nothing to ``.grad``: the step keeps what it returned)."""
+        targets = _tensor_tuple(outputs)
+        wanted = _tensor_tuple(inputs)
+        if targets is None or not wanted:
+            return _REAL_GRAD(
+                outputs, inputs, grad_outputs, retain_graph, create_graph, **(options or {})
+            )
+        call = self._code_call("grad", targets, grad_outputs, wanted, retain_graph)
+        call.create_graph = create_graph
+        call.raw_args = (outputs, grad_outputs, inputs)
+        call.grad_options = dict(options or {})
+        recorded = self.backward(call)
+        if recorded.error is not None:
+            raise recorded.error
+        return recorded.returned
+
+    def _code_call(
+        self,
+        kind: Literal["backward", "grad"],
+        outputs: tuple[torch.Tensor, ...],
+        gradients: Any,
+        inputs: tuple[torch.Tensor, ...] | None,
+        retain_graph: bool | None,
+    ) -> BackwardCall:
+        """The code's own call (its line, its tensors' names) as a :class:`BackwardCall`."""
+        single = isinstance(gradients, tuple | list) and len(gradients) == 1
+        with unrecorded():
+            zeroed = self._grads_were_zeroed()
+        names = [self.bindings.name_of(t) for t in outputs]
+        name = names[0]
+        if len(outputs) > 1:
+            name = ", ".join(n or "(unnamed)" for n in names)
+        input_names = None
+        if inputs is not None:
+            input_names = tuple(
+                self.bindings.name_of(t) or f"inputs[{i}]" for i, t in enumerate(inputs)
+            )
+        call = BackwardCall(
+            tensor=outputs[0],
+            gradient=gradients[0] if single else gradients,
+            retain_graph=retain_graph,
+            create_graph=False,
+            source="code",
+            line=program_line(),
+            zero_grad=zeroed,
+            name=name,
+            tensors=outputs if len(outputs) > 1 else (),
+            inputs=inputs,
+            input_names=input_names,
+            kind=kind,
+        )
+        self.last_code_backward_line = call.line
+        return call
+
     def backward(self, call: BackwardCall) -> RecordedStep:
         """Run and record one backward call (from the code or from the session)."""
         if self.step_count >= MAX_STEPS:
-            raise RuntimeError(f"more than {MAX_STEPS} backward calls: stopped")
+            raise RuntimeError(f"more than {MAX_STEPS:,} backward calls: stopped")
         self.last_backward_tensor = call.tensor
         gradient = call.gradient
-        leaves = self.bindings.leaves()
-        self.backward_context = explain.ErrorContext(
-            tensor=call.name,
-            tensor_shape=tuple(call.tensor.shape),
-            gradient_shape=tuple(gradient.shape) if isinstance(gradient, torch.Tensor) else None,
-            source_line=self._source(call.line),
-            leaves=tuple(leaves),
-        )
+        with unrecorded():
+            self._note_value(call)
+            leaves = self.bindings.leaves()
+            retained = self.bindings.retaining()
+            self.backward_context = explain.ErrorContext(
+                constants=self.bindings.constants(),
+                tensor=call.name,
+                tensor_shape=tuple(call.tensor.shape),
+                gradient_shape=tuple(gradient.shape)
+                if isinstance(gradient, torch.Tensor)
+                else None,
+                source_line=self._source(call.line),
+                leaves=tuple(leaves),
+            )
         detailed = self.step_count < MAX_DETAILED_STEPS and self.walked_nodes < MAX_DETAILED_NODES
         self.current_call = call
         try:
@@ -199,7 +267,8 @@ class _Run:
                 self.raw_backward,
                 detailed=detailed,
                 explain=self.explain,
-                retained=self.bindings.retaining(),
+                retained=retained,
+                raw_grad=_REAL_GRAD,
             )
         finally:
             self.current_call = None
@@ -213,6 +282,18 @@ class _Run:
         self.step_count += 1
         self.last_step = recorded
         return recorded
+
+    def _note_value(self, call: BackwardCall) -> None:
+        """Keep the value of the call's tensor when it is one number (the loss of a training
+        loop's step): the whole history costs a float per call."""
+        if len(self.step_values) >= MAX_STEP_VALUES:
+            self.step_values_left_out += 1
+            return
+        t = call.tensor
+        value: float | None = None
+        if not call.tensors and t.numel() == 1 and not t.is_complex():
+            value = float(t.detach())
+        self.step_values.append(value)
 
     def _grads_were_zeroed(self) -> bool:
         """Whether the leaves' gradients were zeroed (or set to None) since the last step.
@@ -347,7 +428,9 @@ class _Run:
         context = self.backward_context
         if context == explain.ErrorContext():  # not inside a backward call
             context = explain.ErrorContext(
-                source_line=self._source(line), leaves=tuple(self.bindings.leaves())
+                source_line=self._source(line),
+                leaves=tuple(self.bindings.leaves()),
+                constants=self.bindings.constants(),
             )
         return explain.explain_exception(
             type(exc).__name__, message, line=line, column=column, context=context
@@ -361,6 +444,7 @@ class _Run:
         if wanted is not None:
             value = self.bindings.tensor(wanted)
             if value is not None:
+                self.output_source = "session"
                 return value, wanted, None
             choices = ", ".join(self.bindings.order) or "the program defines no tensors yet"
             return (
@@ -374,14 +458,18 @@ class _Run:
                     fix=f"Pick one of: {choices}.",
                 ),
             )
+        # The one rule (docs/session-format.md, "How a session runs"): the tensor the code
+        # last called backward (or torch.autograd.grad) on; else the last tensor the code
+        # assigned that has a grad_fn; else none (never a leaf or a tensor without a graph).
         if self.last_backward_tensor is not None:
             t = self.last_backward_tensor
+            self.output_source = "code"
             return t, self.bindings.name_of(t), None
-        for wanted_kind in (_has_grad_fn, _requires_grad, _any_tensor):
-            for name in reversed(self.bindings.assigned):
-                value = self.bindings.tensor(name)
-                if value is not None and wanted_kind(value):
-                    return value, name, None
+        for name in reversed(self.bindings.assigned):
+            value = self.bindings.tensor(name)
+            if value is not None and value.grad_fn is not None:
+                self.output_source = "last-grad-fn"
+                return value, name, None
         return None, None, None
 
     def kept_steps(self) -> list[RecordedStep]:
@@ -412,25 +500,23 @@ class _Freed:
 
 NO_TENSOR = Explanation(
     kind="no-output",
-    message="The program ran but made no tensor to differentiate.",
-    explanation="Autograd works on tensors: there is no graph until the program creates one, "
-    "for example a leaf with requires_grad=True and something computed from it.",
+    message="No tensor has a grad_fn: there is nothing to differentiate, so no backward ran.",
+    explanation="Autograd works on tensors computed from leaves that require grad: there is "
+    "no graph until the program computes one, for example from a leaf with "
+    "requires_grad=True.",
     fix="Start with `x = torch.tensor([1., 2., 3.], requires_grad=True)` and then "
     "`y = (x ** 2).sum()`.",
     severity="warning",
 )
 
 
-def _has_grad_fn(t: torch.Tensor) -> bool:
-    return t.grad_fn is not None
-
-
-def _requires_grad(t: torch.Tensor) -> bool:
-    return t.requires_grad
-
-
-def _any_tensor(t: torch.Tensor) -> bool:
-    return True
+def _tensor_tuple(value: Any) -> tuple[torch.Tensor, ...] | None:
+    """A tensor or a sequence of tensors as a tuple; ``None`` for anything else."""
+    if isinstance(value, torch.Tensor):
+        return (value,)
+    if isinstance(value, tuple | list) and all(isinstance(v, torch.Tensor) for v in value):
+        return tuple(value)
+    return None
 
 
 def _refused_construct(source_line: str | None) -> str:
@@ -450,8 +536,9 @@ def _any_nonzero(data: TensorData | None) -> bool:
     return False
 
 
-# torch's own backward, taken before anything stands in for it.
+# torch's own backward and grad, taken before anything stands in for them.
 _REAL_BACKWARD = torch.autograd.backward
+_REAL_GRAD = torch.autograd.grad
 # The run whose code is executing: at most one at a time in a process.
 _ACTIVE: list[_Run] = []
 
@@ -467,26 +554,68 @@ def recorded_backward(
     """Stands in for ``torch.autograd.backward`` (which ``Tensor.backward`` calls) while a
     program runs, so every backward it makes is recorded by the active run.
 
-    One function for every run, so the allowlist can list it by identity.
+    One function for every run, so the allowlist can list it by identity. A call made while
+    a step is being recorded is torch's own (``torch.autograd.backward`` hands a list of
+    tensors to the forward recorder, which calls this again): it goes straight to torch.
     """
-    _ACTIVE[-1].code_backward(
-        tensors, grad_tensors, retain_graph, create_graph, grad_variables, inputs
-    )
+    run = _ACTIVE[-1]
+    if run.current_call is not None:
+        _REAL_BACKWARD(
+            tensors,
+            grad_tensors,
+            retain_graph,
+            create_graph,
+            grad_variables=grad_variables,
+            inputs=inputs,
+        )
+        return
+    run.code_backward(tensors, grad_tensors, retain_graph, create_graph, grad_variables, inputs)
+
+
+def recorded_grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> Any:
+    """Stands in for ``torch.autograd.grad`` while a program runs: a call from the program's
+    own code is recorded as a step; torch's calls (the Jacobian view, ``torch.autograd.
+    functional``) and calls made while a step is being recorded go straight to torch."""
+    options: dict[str, Any] = {
+        "only_inputs": only_inputs,
+        "allow_unused": allow_unused,
+        "is_grads_batched": is_grads_batched,
+        "materialize_grads": materialize_grads,
+    }
+    run = _ACTIVE[-1] if _ACTIVE else None
+    caller = sys._getframe(1).f_code.co_filename
+    if run is None or run.current_call is not None or caller != PROGRAM_FILENAME:
+        return _REAL_GRAD(outputs, inputs, grad_outputs, retain_graph, create_graph, **options)
+    return run.code_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, options)
 
 
 @contextmanager
 def _backward_recorded_by(run: _Run) -> Iterator[None]:
-    """Route ``torch.autograd.backward`` (and so ``Tensor.backward``) through ``run``."""
+    """Route ``torch.autograd.backward`` (and so ``Tensor.backward``) and
+    ``torch.autograd.grad`` through ``run``."""
     _ACTIVE.append(run)
     torch.autograd.backward = recorded_backward
+    torch.autograd.grad = recorded_grad
     try:
         yield
     finally:
         torch.autograd.backward = _REAL_BACKWARD
+        torch.autograd.grad = _REAL_GRAD
         _ACTIVE.pop()
 
 
 allowlist().grant(recorded_backward)
+allowlist().grant(recorded_grad)
 
 
 @functools.lru_cache(maxsize=32)
@@ -529,6 +658,9 @@ def run_program(request: RunRequest) -> RunResult:
     # The child process is reused: undo what a previous program may have set.
     # (CPU generator only: torch.manual_seed also formats a stack trace for CUDA, costing ms.)
     torch.default_generator.manual_seed(program.seed)
+    random.seed(program.seed)  # `import random` starts from the same state on every run
+    np.random.seed(program.seed % 2**32)  # and numpy's global generator
+    guard.reset_run_state()
     torch.set_printoptions(profile="default")
     with warnings.catch_warnings():
         warnings.simplefilter("always")
@@ -581,5 +713,8 @@ def _result(
         elapsed_seconds=time.perf_counter() - started,
         steps_left_out=run.steps.left_out,
         steps_gap=len(run.steps.head) if run.steps.left_out else 0,
+        output_source=run.output_source if output is not None else None,
+        step_values=tuple(run.step_values),
+        step_values_left_out=run.step_values_left_out,
     )
     return bounded(result)

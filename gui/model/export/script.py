@@ -51,9 +51,10 @@ def plain_script(program: Program, result: RunResult, zero_grad_after: bool = Fa
             and info.is_leaf
             and _shape_of(program.values[name]) == info.value.shape
         ):
+            expr = leaf_expression(name)
             additions += [
                 "with torch.no_grad():  # the value set in Autograd Explorer",
-                f"    {name}.copy_(torch.tensor({_py(program.values[name])}, dtype={name}.dtype))",
+                f"    {expr}.copy_(torch.tensor({_py(program.values[name])}, dtype={expr}.dtype))",
             ]
         if name in program.retain_grad and info.requires_grad and not info.is_leaf:
             additions.append(f"{name}.retain_grad()  # asked for in Autograd Explorer")
@@ -77,14 +78,27 @@ def plain_script(program: Program, result: RunResult, zero_grad_after: bool = Fa
     out.append("")
     out.append(f"print({GRADS_HEADER!r})")
     for name in result.leaves:
-        out.append(f'print("{name}.grad =", None if {name}.grad is None else {name}.grad.tolist())')
+        expr = leaf_expression(name)
+        out.append(f'print("{name}.grad =", None if {expr}.grad is None else {expr}.grad.tolist())')
     return "\n".join(out) + "\n"
+
+
+def leaf_expression(name: str) -> str:
+    """Python for the tensor the app calls ``name``: the name itself, or for a module's
+    parameter (``model.fc1.weight``, ``net.0.bias``) the attribute path when it is one, else
+    ``net.get_parameter("0.bias")``."""
+    variable, _, qualified = name.partition(".")
+    if not qualified or all(part.isidentifier() for part in qualified.split(".")):
+        return name
+    return f"{variable}.get_parameter({qualified!r})"
 
 
 def _step_lines(program: Program, result: RunResult) -> list[str]:
     """The session's backward calls as code, rebuilt from what the engine actually ran."""
     session_steps = [s for s in result.steps if s.source == "session"]
     if not session_steps:
+        if result.output_source is None and result.error is None and not result.steps:
+            return ["", "# No tensor has a grad_fn: the app called no backward."]
         return []
     output = result.output
     if output is None:
@@ -92,6 +106,7 @@ def _step_lines(program: Program, result: RunResult) -> list[str]:
             "",
             "# The session's backward steps ran on an unnamed tensor; name it to reproduce them.",
         ]
+    added = program.steps is None
     # The session's own description of each call, to say whether retain_graph was chosen
     # or automatic; only when every call was kept in the result (see RunResult.steps_left_out).
     planned: tuple[BackwardStep, ...] = program.steps if program.steps is not None else ()
@@ -99,14 +114,23 @@ def _step_lines(program: Program, result: RunResult) -> list[str]:
         planned = (BackwardStep(),)
     if result.steps_left_out or len(planned) < len(session_steps):
         planned = ()
-    out = [
-        "",
-        "# --- backward calls from the session (the Backward tab), in order ---",
-        "# Each call adds its gradients onto .grad (they accumulate) unless zeroed first.",
-    ]
+    if added:
+        out = [
+            "",
+            "# --- the backward call Autograd Explorer added ---",
+            f"# Your code does not call backward, so the app calls {output}.backward(): "
+            f"{output} is {_chosen_because(result)}.",
+        ]
+    else:
+        out = [
+            "",
+            "# --- backward calls from the session (the Backward tab), in order ---",
+            "# Each call adds its gradients onto .grad (they accumulate) unless zeroed first.",
+        ]
     for number, step in enumerate(session_steps, start=1):
-        out.append("")
-        out.append(f"# call {number}" + (" (a Backward press)" if number > 1 else ""))
+        if not added:
+            out.append("")
+            out.append(f"# call {number}" + (" (a Backward press)" if number > 1 else ""))
         if step.zero_grad:
             out.append("# zero .grad first (as set in the Backward tab)")
             out += _zero_lines(result.leaves)
@@ -130,6 +154,15 @@ def _step_lines(program: Program, result: RunResult) -> list[str]:
     return out
 
 
+def _chosen_because(result: RunResult) -> str:
+    """Why the output is the tensor it is, as the end of a sentence."""
+    if result.output_source == "session":
+        return "the tensor chosen in the Backward tab"
+    if result.output_source == "code":
+        return "the tensor your code last called backward on"
+    return "the last tensor your code assigned that has a grad_fn"
+
+
 def _retain_comment(step: StepRecord, chosen: bool | None, known: bool, number: int) -> str:
     """Why the call's ``retain_graph`` is what it is (empty: torch's default, said nothing)."""
     if step.retain_graph:
@@ -146,7 +179,7 @@ def _zero_lines(leaves: tuple[str, ...]) -> list[str]:
     if not leaves:
         return []
     return [
-        f"for leaf in ({', '.join(leaves)},):",
+        f"for leaf in ({', '.join(map(leaf_expression, leaves))},):",
         "    if leaf.grad is not None:",
         "        leaf.grad.zero_()",
     ]

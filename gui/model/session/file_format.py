@@ -72,6 +72,8 @@ _TOP_FIELDS = {
     "backward",
     "seed",
     "retain_grad",
+    "scale_lock",
+    "locked_scale",
 }
 _STEP_FIELDS = {"gradient", "retain_graph", "zero_grad", "create_graph"}
 # A JSON string (escapes included), to skip brackets inside strings when measuring nesting.
@@ -316,7 +318,34 @@ def session_from_dict(data: dict[str, Any]) -> Document:
         seed=seed,
         retain_grad=tuple(retain),
     )
-    return Document(program, title, _optional_text(data, "notes", MAX_NOTES_CHARS))
+    scale_lock, locked_scale = _scale_lock(data)
+    return Document(
+        program, title, _optional_text(data, "notes", MAX_NOTES_CHARS), scale_lock, locked_scale
+    )
+
+
+def _scale_lock(data: dict[str, Any]) -> tuple[bool, float | None]:
+    lock = data.get("scale_lock", False)
+    if not isinstance(lock, bool):
+        raise SessionFileError(f"scale_lock: expected true or false, got {_kind(lock)}")
+    scale = data.get("locked_scale")
+    if scale is None:
+        return lock, None
+    if (
+        isinstance(scale, bool)
+        or not isinstance(scale, int | float)
+        or not math.isfinite(scale)
+        or scale <= 0
+    ):
+        raise SessionFileError(
+            f"locked_scale: expected a positive number (the magnitude drawn darkest), "
+            f"got {_shown(scale)}"
+        )
+    if not lock:
+        raise SessionFileError(
+            'locked_scale: only with "scale_lock": true (remove it, or lock the scale)'
+        )
+    return lock, float(scale)
 
 
 def _text(data: dict[str, Any], field: str, limit: int) -> str:
@@ -347,7 +376,14 @@ def _name(value: object, where: str) -> str:
         raise SessionFileError(
             f"{where}: a name of {len(value):,} characters is too long (at most {MAX_NAME_CHARS})"
         )
-    if not value.isidentifier() or keyword.iskeyword(value):
+    variable, *parts = value.split(".")
+    # A module's parameter is named after the variable and its qualified name:
+    # ``model.fc1.weight``, ``net.0.bias`` (see "How a session runs" in session-format.md).
+    if (
+        not variable.isidentifier()
+        or keyword.iskeyword(variable)
+        or not all(p.isdigit() or (p.isidentifier() and p.isascii()) for p in parts)
+    ):
         raise SessionFileError(f"{where}: {_shown(value)} is not a variable name")
     return value
 
@@ -524,6 +560,10 @@ def session_to_dict(document: Document) -> dict[str, Any]:
     data["seed"] = program.seed
     if program.retain_grad:
         data["retain_grad"] = list(program.retain_grad)
+    if document.scale_lock:
+        data["scale_lock"] = True
+        if document.locked_scale is not None:
+            data["locked_scale"] = document.locked_scale
     return data
 
 

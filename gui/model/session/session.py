@@ -14,6 +14,7 @@ so dragging a slider never queues up work.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from dataclasses import replace
@@ -22,6 +23,7 @@ from pathlib import Path
 from psygnal import Signal
 
 from gui.model import nested
+from gui.model.drawing.colors import nice_scale
 from gui.model.export.files import write_export
 from gui.model.export.script import plain_script
 from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS, Program, RunRequest
@@ -73,6 +75,9 @@ class Session:
         self._code_version = 0
         self._default_ranges = DefaultRanges()
         self._show_saved = False
+        # The locked scale taken from the first result with gradients, when the document
+        # locks the scale without saying at what (a lesson's "scale_lock": true).
+        self._captured_scale: float | None = None
         self._views = ResultViews()
         self._state = SessionState(Document(Program(code="")))
         self._live = True
@@ -396,6 +401,21 @@ class Session:
         self._generation += 1
         return changed
 
+    @property
+    def time_limit(self) -> float:
+        """Seconds a run may take before the engine stops it."""
+        return self._time_limit
+
+    def set_time_limit(self, seconds: float) -> None:
+        """How long a run may take (the window's Run > Time Limit). A result stopped by the
+        old limit is stale now: the code runs again, when live, with the new one."""
+        if seconds <= 0 or not math.isfinite(seconds):
+            raise ValueError(f"a time limit must be a positive number of seconds, not {seconds}")
+        if seconds == self._time_limit:
+            return
+        self._time_limit = seconds
+        self._change(self._state, {"time_limit"})
+
     # -- view ------------------------------------------------------------------------
 
     def set_show_saved(self, show: bool) -> None:
@@ -428,6 +448,41 @@ class Session:
         self._emit({"view", "layout"})
         self._relayout_if_needed()  # the setting may have flipped again meanwhile
 
+    def set_scale_lock(self, on: bool) -> None:
+        """Lock the colour scale and the plots' axes (or let them follow the numbers again).
+
+        Locking takes the scale the numbers on screen have now, rounded up to a round number
+        (:func:`~gui.model.drawing.colors.nice_scale`); numbers beyond it later are drawn in
+        the end colours and the legend says so. Saved with the session; runs nothing.
+        """
+        document = self._state.document
+        if on == document.scale_lock:
+            return
+        natural = self._snapshot.natural_scale if on else None
+        locked = None if natural is None else nice_scale(natural)
+        self._captured_scale = None
+        document = replace(document, scale_lock=on, locked_scale=locked)
+        self._change(replace(self._state, document=document), {"scale"}, run=False)
+
+    def rescale(self) -> None:
+        """Lock the scale again at the numbers on screen now (it stays locked)."""
+        document = self._state.document
+        natural = self._snapshot.natural_scale
+        if not document.scale_lock or natural is None:
+            return
+        locked = nice_scale(natural)
+        if locked == self._snapshot.locked_scale:
+            return
+        self._captured_scale = None
+        document = replace(document, locked_scale=locked)
+        self._change(replace(self._state, document=document), {"scale"}, run=False)
+
+    def _locked_scale(self) -> float | None:
+        document = self._state.document
+        if not document.scale_lock:
+            return None
+        return document.locked_scale if document.locked_scale is not None else self._captured_scale
+
     # -- selection ---------------------------------------------------------------------
 
     def select_node(self, key: str | None) -> None:
@@ -458,6 +513,7 @@ class Session:
         self._views = ResultViews()
         self._latest = None
         self._fitted = None  # the file's calls are what it asks for
+        self._captured_scale = None
         self._change(state, {"code", "values", "ranges", "output", "steps", "file"}, force_run=True)
 
     def open(self, path: str | os.PathLike[str]) -> None:
@@ -484,7 +540,7 @@ class Session:
             raise ValueError("nothing has run yet")
         request = shown.request
         script = plain_script(request.program, shown.result, request.zero_grad_after)
-        write_export(shown.result, script, Path(out_dir))
+        write_export(shown.result, script, Path(out_dir), locked_scale=self._locked_scale())
 
     # -- emitting ----------------------------------------------------------------------
 
@@ -515,8 +571,18 @@ class Session:
             path=self._path,
             modified=self._saved_state != self._state,
             views=self._views,
+            time_limit=self._time_limit,
+            locked_scale=self._locked_scale(),
         )
 
     def _emit(self, changes: set[str]) -> None:
-        self._snapshot = self._make_snapshot(frozenset(changes))
+        snapshot = self._make_snapshot(frozenset(changes))
+        document = self._state.document
+        if document.scale_lock and snapshot.locked_scale is None:
+            # Locked without a scale yet: the first numbers with gradients set it.
+            natural = snapshot.natural_scale
+            if natural is not None:
+                self._captured_scale = nice_scale(natural)
+                snapshot = self._make_snapshot(frozenset({*changes, "scale"}))
+        self._snapshot = snapshot
         self.changed.emit(self._snapshot)

@@ -13,8 +13,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from gui.model.drawing.layout import GraphLayout
-from gui.model.drawing.paint import Gradients, colour_scale, gradients, step_for_graph
-from gui.model.request import BackwardStep, Program
+from gui.model.drawing.paint import (
+    Gradients,
+    beyond_scale,
+    colour_scale,
+    gradients,
+    step_for_graph,
+)
+from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS, BackwardStep, Program
 from gui.model.result import Explanation, Graph, NestedValues, RunResult, StepRecord, TensorData
 from gui.model.session import steps as backward_steps
 from gui.model.session.fixes import FixKind, fixes_for
@@ -31,13 +37,16 @@ class ResultViews:
     """
 
     def __init__(self) -> None:
-        self._paint: dict[int | None, Gradients] = {}
+        self._paint: dict[tuple[int | None, float | None], Gradients] = {}
         self._scale: dict[int | None, float] = {}
 
-    def paint(self, selected_step: int | None, compute: Callable[[], Gradients]) -> Gradients:
-        if selected_step not in self._paint:
-            self._paint[selected_step] = compute()
-        return self._paint[selected_step]
+    def paint(
+        self, selected_step: int | None, locked: float | None, compute: Callable[[], Gradients]
+    ) -> Gradients:
+        key = (selected_step, locked)
+        if key not in self._paint:
+            self._paint[key] = compute()
+        return self._paint[key]
 
     def scale(self, selected_step: int | None, compute: Callable[[], float]) -> float:
         if selected_step not in self._scale:
@@ -74,6 +83,11 @@ class Snapshot:
     path: str | None
     modified: bool
     views: ResultViews = field(default_factory=ResultViews, compare=False, repr=False)
+    # The magnitude the colour scale and the plots' axes are locked at (None: they follow
+    # the numbers, or the lock waits for the first gradients).
+    locked_scale: float | None = None
+    # Seconds a run may take before it is stopped (the window's Run > Time Limit).
+    time_limit: float = DEFAULT_TIME_LIMIT_SECONDS
 
     # -- the state, as panels read it --------------------------------------------------
 
@@ -114,6 +128,12 @@ class Snapshot:
     @property
     def notes(self) -> str | None:
         return self.state.document.notes
+
+    @property
+    def scale_lock(self) -> bool:
+        """Whether the colour scale and the plots' axes are locked (see
+        :meth:`~.session.Session.set_scale_lock`)."""
+        return self.state.document.scale_lock
 
     # -- derived views, for panels ---------------------------------------------------
 
@@ -190,22 +210,52 @@ class Snapshot:
         graph = self.graph
         if graph is None:
             return None
+        locked = self.locked_scale
         return self.views.paint(
             self.selected_step,
-            lambda: gradients(graph, self.graph_step, self.leaf_grads, self.shown_step),
+            locked,
+            lambda: gradients(graph, self.graph_step, self.leaf_grads, self.shown_step, locked),
         )
 
     @property
     def colour_scale(self) -> float:
         """The magnitude drawn darkest everywhere in the window (graph, legend, swatches,
-        plots): one scale, so a value has one colour (:func:`~.paint.colour_scale`)."""
+        plots): one scale, so a value has one colour (:func:`~.paint.colour_scale`); while
+        the scale is locked, the locked one."""
         paint = self.paint
         if paint is not None:
             return paint.scale
+        if self.locked_scale is not None:
+            return self.locked_scale
+        return self._unlocked_scale()
+
+    def _unlocked_scale(self) -> float:
         return self.views.scale(
             self.selected_step,
             lambda: colour_scale(self.leaf_grads.values(), self.shown_step),
         )
+
+    @property
+    def natural_scale(self) -> float | None:
+        """The scale the numbers on screen would have unlocked (``None``: no gradient yet):
+        what locking takes."""
+        paint = self.paint
+        if paint is not None:
+            if not paint.any and not any(g is not None for g in self.leaf_grads.values()):
+                return None
+            return paint.natural
+        if not any(g is not None for g in self.leaf_grads.values()):
+            return None
+        return self._unlocked_scale()
+
+    @property
+    def beyond_scale(self) -> bool:
+        """Whether some number on screen is beyond the locked scale (drawn in the end
+        colours, its bar running off the plot): the legend marks it."""
+        natural = self.natural_scale
+        if self.locked_scale is None or natural is None:
+            return False
+        return beyond_scale(natural, self.locked_scale, locked=True)
 
     @cached_property
     def leaf_grads(self) -> dict[str, TensorData | None]:

@@ -12,7 +12,7 @@ from gui.model import nested
 from gui.model.result import FULL_VALUES_LIMIT, RunResult
 from gui.model.session import FixKind, Snapshot
 from gui.model.session.fixes import failed_call, planned_code_fix
-from gui.model.tensor_format import format_shape
+from gui.model.tensor_format import format_number, format_shape, format_tensor
 
 IMPLICIT_LABEL = "gradient (implicit 1.0)"
 # The one-click fixes' button texts; ``{out}`` is the output's name.
@@ -88,11 +88,66 @@ def gradient_note(snapshot: Snapshot, shape: tuple[int, ...] | None) -> str:
     return ""
 
 
+def output_note(snapshot: Snapshot) -> str:
+    """Which tensor is differentiated and who calls ``backward`` on it (the one rule of
+    docs/session-format.md, "How a session runs"); empty before a result."""
+    result = snapshot.result
+    nothing = "No tensor has a grad_fn: there is nothing to differentiate, so no backward runs."
+    if any(w.kind == "no-output" for w in snapshot.warnings):
+        return nothing  # (the picture, if any, is the last one that had a graph)
+    if result is None:
+        return ""
+    out = result.output
+    if result.output_source is None:
+        return "" if result.error is not None else nothing
+    shown = out if out is not None else "an unnamed tensor"
+    if result.output_source == "code":
+        why = f"{shown}: your code calls backward on it"
+    elif result.output_source == "session":
+        why = f"{shown}: chosen here"
+    else:
+        why = f"{shown}: the last tensor your code assigns that has a grad_fn"
+    code_calls = any(s.source == "code" for s in result.steps)
+    if snapshot.program.steps is None and not code_calls:
+        call = f"{out}.backward()" if out is not None else "backward()"
+        return f"{why}. Your code does not call backward: the app adds {call}."
+    if snapshot.program.steps is None:
+        return f"{why}. The app adds no backward call."
+    return f"{why}. The app calls backward on it as set below."
+
+
+# From this many backward calls on a single number, the panel says how it went (a loop).
+LOOP_CALLS = 10
+
+
+def loss_note(result: RunResult | None) -> str:
+    """``"loss 0.92 → 0.0013 over 3,000 calls"`` for a loop's history (empty: none)."""
+    if result is None:
+        return ""
+    values = [v for v in result.step_values if v is not None]
+    if len(values) < LOOP_CALLS:
+        return ""
+    names = {result.steps[0].tensor, result.steps[-1].tensor} if result.steps else {None}
+    name = names.pop() if len(names) == 1 else None
+    name = name or "the value of each call"
+    return (
+        f"{name}: {format_number(values[0])} at the first call, "
+        f"{format_number(values[-1])} at the last "
+        f"({len(result.step_values) + result.step_values_left_out:,} calls)"
+    )
+
+
 def status_text(snapshot: Snapshot) -> str:
     """``"Backward calls: 2 (accumulating)"`` and what else explains the current ``.grad``."""
     result = snapshot.result
     steps = () if result is None else result.steps
-    text = f"Backward calls: {len(steps)}"
+    count = 0 if result is None else result.step_count
+    text = f"Backward calls: {count:,}"
+    if result is not None and result.steps_left_out:
+        text += (
+            f" ({len(steps):,} kept: the first {result.steps_gap:,} and the last "
+            f"{len(steps) - result.steps_gap:,}; {result.steps_left_out:,} left out)"
+        )
     if len(steps) > 1:
         adding = any(not s.zero_grad for s in steps[1:])
         text += " (accumulating)" if adding else " (grads zeroed before each)"
@@ -107,7 +162,25 @@ def status_text(snapshot: Snapshot) -> str:
         text += f"\nYour code calls backward itself (line{'s' if len(lines) > 1 else ''} {where})."
     if not snapshot.live and snapshot.stale:
         text += "\nNot run since the last change: live is off."
+    returned = returned_note(result)
+    if returned:
+        text += f"\n{returned}"
+    loss = loss_note(result)
+    if loss:
+        text += f"\n{loss}"
     return text
+
+
+def returned_note(result: RunResult | None) -> str:
+    """What the last ``torch.autograd.grad`` call returned (it adds nothing to ``.grad``)."""
+    if result is None:
+        return ""
+    for step in reversed(result.steps):
+        if step.call == "grad" and step.error is None:
+            where = f" (line {step.line})" if step.line is not None else ""
+            got = "; ".join(f"{n}: {format_tensor(g)}" for n, g in step.returned.items())
+            return f"torch.autograd.grad{where} returned {got} (it adds nothing to .grad)"
+    return ""
 
 
 def output_choices(result: RunResult | None) -> list[tuple[str | None, str]]:

@@ -87,16 +87,57 @@ def status_bar_text(snapshot: Snapshot, ever_ran: bool = True) -> str:
         first = snapshot.error.message.splitlines()[0] if snapshot.error.message else ""
         if len(first) > STATUS_MESSAGE_CHARS:
             first = first[: STATUS_MESSAGE_CHARS - 1] + "…"
+        if stopped_by_time_limit(snapshot) and snapshot.time_limit < TIME_LIMIT_CHOICES[-1]:
+            most = seconds_text(TIME_LIMIT_CHOICES[-1])
+            first += f" A long loop may need more: Run > Time Limit (up to {most})."
         return f"{snapshot.error.kind}{line}: {first}"
     if snapshot.stale and not snapshot.live:
         return "Changed: press F5 to run (live is off)"
     result = snapshot.result
+    if any(w.kind == "no-output" for w in snapshot.warnings):
+        shown = " (the graph is the last one)" if result is not None else ""
+        return f"No tensor has a grad_fn: nothing to differentiate, no backward ran{shown}"
     if result is None:
         return "Ready"
     # No timing here: a number changing on every slider tick relayouts the status bar.
-    return f"Up to date · output {result.output or '—'}"
+    out = result.output or "—"
+    added = snapshot.program.steps is None and not any(s.source == "code" for s in result.steps)
+    if added and result.output is not None:
+        return (
+            f"Up to date · output {out}: the app adds {out}.backward() "
+            "(your code does not call backward)"
+        )
+    return f"Up to date · output {out}"
+
+
+def stopped_by_time_limit(snapshot: Snapshot) -> bool:
+    """Whether the newest run was stopped for running past its time limit."""
+    error = snapshot.error
+    return error is not None and error.kind == "runaway-code" and "ran longer than" in error.message
 
 
 def has_explanation(snapshot: Snapshot) -> bool:
     """Whether the status bar offers its link to the explanation (an error or warnings)."""
     return snapshot.error is not None or bool(snapshot.warnings)
+
+
+# The time limits the window offers (Run > Time Limit, and the status bar's button): the
+# default suits a slider drag; a training loop of a few thousand steps needs more.
+TIME_LIMIT_CHOICES: tuple[float, ...] = (1.5, 3.0, 5.0, 10.0, 30.0)
+# A run taking longer than this shows its elapsed time in the status bar.
+PROGRESS_AFTER_SECONDS = 0.3
+
+
+def seconds_text(seconds: float) -> str:
+    """``1.5`` -> ``"1.5 s"``, ``30.0`` -> ``"30 s"``."""
+    return f"{seconds:g} s"
+
+
+def time_limit_text(seconds: float) -> str:
+    """The status bar button's text: ``"Time limit: 1.5 s"``."""
+    return f"Time limit: {seconds_text(seconds)}"
+
+
+def running_text(elapsed: float, limit: float) -> str:
+    """The status bar while a long run goes on: ``"Running… 2.4 s (stops at 5 s)"``."""
+    return f"Running… {elapsed:.1f} s (stops at {seconds_text(limit)}: Run > Time Limit)"

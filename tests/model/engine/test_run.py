@@ -316,12 +316,13 @@ def test_a_long_training_loop_records_every_step_and_details_the_first() -> None
 
 def test_an_empty_output_meets_torchs_own_error_not_an_app_bug() -> None:
     # Found by the fuzz script: the Jacobian of an empty output used to crash the engine.
-    code = "h = tensor([], requires_grad=True)\n"
+    code = "h = tensor([], requires_grad=True)\ny = h * 2\n"
     result = run_program(RunRequest(Program(code=code, steps=(BackwardStep(gradient=1.5),))))
     assert result.error is not None and result.error.kind != "engine-error"
     h = torch.tensor([], requires_grad=True)
+    y = h * 2
     with pytest.raises(RuntimeError) as plain:
-        h.backward(torch.tensor(1.5))
+        y.backward(torch.tensor(1.5))
     assert result.error.message == str(plain.value)
     empty_sum = run_program(RunRequest(Program(code=code + "y = (h * 2).sum()\n")))
     assert empty_sum.error is None and empty_sum.tensors["h"].grad.values == []  # type: ignore[union-attr]

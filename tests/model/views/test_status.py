@@ -6,6 +6,9 @@ from collections.abc import Callable
 from typing import Any
 
 from gui.model.engine.run import run_program
+from gui.model.explain import explain_runaway
+from gui.model.request import RunRequest
+from gui.model.result import RunResult, failed_result
 from gui.model.session import Session
 from gui.model.views.status import (
     NOT_RUN_TEXT,
@@ -31,7 +34,16 @@ def test_a_good_run_is_up_to_date_and_names_its_output(session: Session) -> None
     session.set_code(GOOD)
     assert status_for(session.snapshot, False) == ("Up to date", "ok")
     assert status_for(session.snapshot, True) == ("Edited: runs when you stop typing", "pending")
+    assert status_bar_text(session.snapshot) == (
+        "Up to date · output y: the app adds y.backward() (your code does not call backward)"
+    )
+    session.set_code(GOOD + "y.backward()\n")
     assert status_bar_text(session.snapshot) == "Up to date · output y"
+    session.set_code("x = torch.tensor([3., 4.], requires_grad=True)\n")
+    assert status_bar_text(session.snapshot) == (
+        "No tensor has a grad_fn: nothing to differentiate, no backward ran "
+        "(the graph is the last one)"
+    )
 
 
 def test_an_error_points_at_its_line(session: Session) -> None:
@@ -108,3 +120,16 @@ def test_the_status_bar_cuts_a_long_first_line_and_offers_the_explanation(
     assert text.endswith("…") and len(text) < STATUS_MESSAGE_CHARS + 60
     session.set_code(GOOD)
     assert not has_explanation(session.snapshot)
+
+
+def test_a_run_stopped_by_the_time_limit_points_at_the_control() -> None:
+    # What EngineProcess answers for a run it stopped (engine_process.py).
+    def stopped(request: RunRequest) -> RunResult:
+        return failed_result(explain_runaway("time", seconds=request.time_limit))
+
+    session = Session(stopped)
+    session.set_code("x = 1\n")
+    text = status_bar_text(session.snapshot)
+    assert text.endswith("A long loop may need more: Run > Time Limit (up to 30 s).")
+    session.set_time_limit(30.0)
+    assert "Run > Time Limit" not in status_bar_text(session.snapshot)
