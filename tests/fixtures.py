@@ -127,6 +127,8 @@ MUTATORS = (
     "clear_steps",
     "apply_fix",
     "set_live",
+    "set_scale_lock",
+    "rescale",
 )
 
 

@@ -1,4 +1,13 @@
-"""Numbers and tensors as short human-readable text, shared by the SVG export and Qt views.
+"""Numbers and tensors as short human-readable text: the one number format of the app.
+
+Three rules, used by every view (graph boxes, tables, details, swatches, plots, the SVG, the
+lesson notes):
+
+- a number the app computed (a value, a gradient) has 4 significant digits, torch style:
+  :func:`format_number` (``35.11``, ``-2.419``, ``0.5000``, ``125.``, ``1.234e-04``);
+- a round number the app chose (an axis tick, a locked scale, an exponent) is written the
+  same way without trailing zeros: :func:`format_short` (``0.5``, ``40.``);
+- a number the user set (a slider's box) is shown as set: :func:`format_input`.
 
 Also how wide such text is (:func:`text_width`), so boxes can be sized without a font engine.
 
@@ -28,9 +37,30 @@ _INTEGRAL_UP_TO = 1e6
 # in every common font). Views size boxes with it by *shape* alone, so the layout never
 # moves when values change.
 WIDEST_NUMBER = -8.888e88
+# The most decimals an input (a slider's value) is shown with.
+INPUT_MAX_DECIMALS = 6
+
+
+# format_number's answers for floats (nonzero: 0.0 and -0.0 are equal keys but print
+# differently); a slider tick on a big graph formats the same few hundred numbers for
+# boxes, edges and tables. Bounded: emptied when full.
+_FORMATTED: dict[float, str] = {}
+_FORMATTED_MAX = 16384
 
 
 def format_number(v: object) -> str:
+    """Format one number with 4 significant digits, torch style (see :func:`_format_number`)."""
+    if type(v) is float and v:
+        text = _FORMATTED.get(v)
+        if text is None:
+            if len(_FORMATTED) >= _FORMATTED_MAX:
+                _FORMATTED.clear()
+            text = _FORMATTED[v] = _format_number(v)
+        return text
+    return _format_number(v)
+
+
+def _format_number(v: object) -> str:
     """Format one number with 4 significant digits, torch style.
 
     Parameters
@@ -71,6 +101,33 @@ def format_number(v: object) -> str:
     decimals = max(0, SIGNIFICANT_DIGITS - 1 - math.floor(math.log10(magnitude)))
     text = f"{rounded:.{decimals}f}"
     return text if "." in text else f"{text}."
+
+
+def format_short(v: float) -> str:
+    """A round number (an axis tick, a scale's end, a constant such as an exponent): the
+    rules of :func:`format_number` without its trailing zeros, which would claim digits a
+    round number does not have: ``0.5``, ``2.5``, ``40.``, ``-20.``, ``1.5e+04``, ``5e-04``.
+    """
+    text = format_number(float(v))
+    mantissa, e, exponent = text.partition("e")
+    if "." in mantissa and not mantissa.endswith("."):
+        mantissa = mantissa.rstrip("0")
+        if e and mantissa.endswith("."):
+            mantissa = mantissa[:-1]
+    return f"{mantissa}{e}{exponent}"
+
+
+def format_input(value: float, decimals: int) -> str:
+    """A value the user sets (a slider's number box): with ``decimals`` decimals (its
+    slider's grid), or more when fewer would change it. Inputs are never rounded to 4
+    significant digits: a box that showed ``-1.209`` for the ``-1.2095`` a lesson sets would
+    change the value on the next edit."""
+    text = f"{value:.{decimals}f}"
+    if abs(float(text) - value) <= 1e-6 * max(1.0, abs(value)):
+        return text
+    full = f"{value:.{INPUT_MAX_DECIMALS}f}".rstrip("0")
+    head, _, tail = full.partition(".")
+    return f"{head}.{tail.ljust(decimals, '0')}" if tail or decimals else head
 
 
 def format_shape(shape: Sequence[int]) -> str:

@@ -14,6 +14,11 @@ EDGE_FONT_SIZE = FONT_SIZE
 EDGE_TEXT_COLOR = "#303030"
 # Edge labels sit on a near-opaque white plate so crossing lines never hide their digits.
 LABEL_PLATE = QColor(255, 255, 255, 225)
+# Text advances by (font pixel size, text): every label of every graph uses the same font,
+# and a slider tick on a big graph measures a label per edge (a few µs each in Qt).
+# Bounded: emptied when full.
+_ADVANCES: dict[tuple[int, str], float] = {}
+_ADVANCES_MAX = 16384
 
 
 class EdgeLabelItem(QGraphicsItem):
@@ -49,7 +54,13 @@ class EdgeLabelItem(QGraphicsItem):
 
     def width_of(self, text: str) -> float:
         """The plate's width for ``text``."""
-        return self._metrics.horizontalAdvance(text) + 2 * self.PAD
+        key = (self._font.pixelSize(), text)
+        advance = _ADVANCES.get(key)
+        if advance is None:
+            if len(_ADVANCES) >= _ADVANCES_MAX:
+                _ADVANCES.clear()
+            advance = _ADVANCES[key] = self._metrics.horizontalAdvance(text)
+        return advance + 2 * self.PAD
 
     def plate_at(self, anchor: QPointF, width: float, left: bool) -> QRectF:
         """Where a plate ``width`` wide would sit if anchored at ``anchor``."""

@@ -25,8 +25,10 @@ from gui.widgets.plot_style import (
     FINAL_COLOR,
     TEXT_COLOR,
     StickyRange,
+    ValueAxis,
     fit_title,
     label_ticks,
+    locked_range,
     plot_font,
     set_title,
     style_plot,
@@ -45,7 +47,7 @@ class GradBars(pg.PlotWidget):
     """
 
     def __init__(self, leaf: str, shape: tuple[int, ...], parent: QWidget | None = None) -> None:
-        super().__init__(parent, background="w")
+        super().__init__(parent, background="w", axisItems={"left": ValueAxis("left")})
         style_plot(self)
         self.leaf = leaf
         count = min(nested.numel(shape), MAX_BARS)
@@ -70,6 +72,7 @@ class GradBars(pg.PlotWidget):
         self._message.setFont(plot_font())
         self._message.setParentItem(self.getPlotItem().vb)
         self._range = StickyRange()
+        self._locked: float | None = None  # the scale the y axis is locked at
         self._ticks = True
         self._before: tuple[float, ...] = ()
         self.setXRange(-0.6, max(count, 1) - 0.4, padding=0)
@@ -88,8 +91,12 @@ class GradBars(pg.PlotWidget):
         labels = self._labels if self._ticks else []
         label_ticks(self.getPlotItem().getAxis("bottom"), xs, labels, box.width())
 
-    def show_data(self, data: BarData, scale: float) -> None:
-        """Draw ``data``; ``scale`` is the diverging scale shared by every leaf's bars."""
+    def show_data(self, data: BarData, scale: float, locked: bool = False) -> None:
+        """Draw ``data``; ``scale`` is the diverging scale shared by every leaf's bars.
+
+        ``locked``: the scale is locked, and so is the y axis, at ±``scale`` for every
+        leaf: doubling a gradient doubles its bar, and bars beyond the scale run off the top.
+        """
         set_title(self, data.title)
         if self._message.toPlainText() != (data.message or ""):
             self._message.setText(data.message or "")
@@ -106,9 +113,25 @@ class GradBars(pg.PlotWidget):
             self._on_resized()
         if bars:
             self._draw_bars(data, scale)
-        new = self._range.fit([*data.before, *data.after])
+        new = self._y_range(data, scale if locked else None)
         if new is not None:
             self.setYRange(*new, padding=0)
+
+    def _y_range(self, data: BarData, locked: float | None) -> tuple[float, float] | None:
+        if locked is not None:
+            if locked == self._locked:
+                return None
+            self._locked = locked
+            return locked_range(locked)
+        if self._locked is not None:  # unlocked: follow the numbers again, from scratch
+            self._locked = None
+            self._range = StickyRange()
+        return self._range.fit([*data.before, *data.after])
+
+    def y_range(self) -> tuple[float, float]:
+        """The y axis' range now."""
+        low, high = self.getPlotItem().vb.viewRange()[1]
+        return float(low), float(high)
 
     def _draw_bars(self, data: BarData, scale: float) -> None:
         if not data.after:  # an empty tensor: nothing to draw (pyqtgraph fails on no bars)

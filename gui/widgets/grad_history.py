@@ -21,10 +21,13 @@ from PySide6.QtWidgets import QGraphicsItem, QWidget
 from gui.model import nested
 from gui.model.views.grad_history import HistoryData, per_element, step_for_click
 from gui.widgets.plot_style import (
+    LOCKED_MARGIN,
     TEXT_COLOR,
     StickyRange,
+    ValueAxis,
     fit_title,
     label_ticks,
+    locked_range,
     plot_font,
     set_title,
     style_plot,
@@ -72,10 +75,10 @@ class GradHistory(pg.PlotWidget):
     step_clicked = Signal(object)
 
     def __init__(self, leaf: str, shape: tuple[int, ...], parent: QWidget | None = None) -> None:
-        super().__init__(parent, background="w")
+        super().__init__(parent, background="w", axisItems={"left": ValueAxis("left")})
         style_plot(self)
         self.leaf = leaf
-        elements = per_element(shape)
+        elements = self._elements = per_element(shape)
         count = nested.numel(shape) if elements else 1
         heading = f"{leaf}.grad" if elements else f"‖{leaf}.grad‖"
         names = [nested.index_label(shape, i) or heading for i in range(count)]
@@ -91,6 +94,7 @@ class GradHistory(pg.PlotWidget):
         self._zeroed: list[pg.InfiniteLine] = []
         self._failed: list[pg.InfiniteLine] = []
         self._range = StickyRange()
+        self._locked: float | None = None  # the scale the y axis is locked at
         self._steps = -1
         self._end = 0.0
         self._data = HistoryData()
@@ -146,8 +150,9 @@ class GradHistory(pg.PlotWidget):
         layout.addItem(legend, 2, 3)
         layout.setAlignment(legend, Qt.AlignmentFlag.AlignTop)
 
-    def show_data(self, data: HistoryData) -> None:
-        """Draw ``data`` (the curves, marker lines, the highlighted step, the ranges)."""
+    def show_data(self, data: HistoryData, locked_scale: float | None = None) -> None:
+        """Draw ``data`` (the curves, marker lines, the highlighted step, the ranges);
+        ``locked_scale``: the y axis is locked at ± that (the colour scale's lock)."""
         self._draw_curves(data)
         self._place(self._zeroed, data.zeroed, ZEROED_COLOR, True, "zeroed")
         self._place(self._failed, data.failed, FAILED_COLOR, False, "failed")
@@ -159,9 +164,27 @@ class GradHistory(pg.PlotWidget):
             self._steps, self._end = data.steps, data.end
             self.setXRange(0.5, max(data.end, 1.0) + 0.5, padding=0)
             self._update_ticks()
-        new = self._range.fit(v for ys in data.series for v in ys)
+        new = self._y_range(data, locked_scale)
         if new is not None:
             self.setYRange(*new, padding=0)
+
+    def _y_range(self, data: HistoryData, locked: float | None) -> tuple[float, float] | None:
+        if locked is not None:
+            if locked == self._locked:
+                return None
+            self._locked = locked
+            # The norm of a big leaf is never negative: its locked axis starts at zero.
+            low, high = locked_range(locked)
+            return (low if self._elements else -LOCKED_MARGIN * locked), high
+        if self._locked is not None:  # unlocked: follow the numbers again, from scratch
+            self._locked = None
+            self._range = StickyRange()
+        return self._range.fit(v for ys in data.series for v in ys)
+
+    def y_range(self) -> tuple[float, float]:
+        """The y axis' range now."""
+        low, high = self.getPlotItem().vb.viewRange()[1]
+        return float(low), float(high)
 
     def _draw_curves(self, data: HistoryData) -> None:
         for k, curve in enumerate(self.curves):

@@ -132,7 +132,7 @@ class GradPlotsPanel(QWidget):
         self._shapes: Shapes = ()
         self._picked: str | None = None
         self._stacked: bool | None = None
-        self._drawn: tuple[RunResult | None, int | None] | None = None
+        self._drawn: tuple[RunResult | None, int | None, float | None] | None = None
         self._build()
         app = QApplication.instance()
         if isinstance(app, QApplication):
@@ -200,8 +200,8 @@ class GradPlotsPanel(QWidget):
     # Shadows QWidget.render(QPaintDevice) on purpose: every panel's public entry point.
     def render(self, snapshot: Snapshot) -> None:  # type: ignore[override]
         """Show ``snapshot``: only a new result or another selected step changes the plots."""
-        drawn = (snapshot.result, snapshot.selected_step)
-        if self._drawn is not None and drawn[0] is self._drawn[0] and drawn[1] == self._drawn[1]:
+        drawn = (snapshot.result, snapshot.selected_step, snapshot.locked_scale)
+        if self._drawn is not None and drawn[0] is self._drawn[0] and drawn[1:] == self._drawn[1:]:
             return
         self._drawn = drawn
         leaves = snapshot.leaves
@@ -214,10 +214,12 @@ class GradPlotsPanel(QWidget):
         self._scroll.setVisible(bool(shapes))
         bars = {leaf: bar_data(snapshot, leaf) for leaf, _ in shapes}
         scale = snapshot.colour_scale
+        # Locked: every plot's y axis at ±the locked colour scale, tick after tick.
+        locked = snapshot.locked_scale
         for leaf, shape in shapes:
             bar_plot, history_plot = self._rows[leaf]
-            bar_plot.show_data(bars[leaf], scale)
-            history_plot.show_data(history_data(snapshot, leaf, shape))
+            bar_plot.show_data(bars[leaf], scale, locked is not None)
+            history_plot.show_data(history_data(snapshot, leaf, shape), locked)
 
     def _sync_combo(self, leaves: tuple[str, ...]) -> None:
         many = len(leaves) > MAX_ROWS

@@ -12,9 +12,9 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene
 
-from gui.model.drawing.colors import KIND_FILL, LINK_COLOR, tensor_color
-from gui.model.drawing.layout import FONT_SIZE, GraphLayout, NodeBox, node_lines
-from gui.model.drawing.paint import Gradients, edge_label, edge_stroke
+from gui.model.drawing.colors import LINK_COLOR
+from gui.model.drawing.layout import FONT_SIZE, GraphLayout, NodeBox, has_cells, node_lines
+from gui.model.drawing.paint import Gradients, box_fill, edge_label, edge_stroke, element_cells
 from gui.model.result import Graph, StepRecord
 from gui.widgets.edge_item import EdgeItem
 from gui.widgets.edge_label_item import EDGE_FONT_SIZE
@@ -42,7 +42,7 @@ class GraphItems:
             box = layout.nodes.get(node.key)
             if box is None:
                 continue
-            item = NodeItem(node.key, node.kind, box, scale)
+            item = NodeItem(node.key, node.kind, box, scale, has_cells(node, layout.compact))
             self.nodes[node.key] = item
             scene.addItem(item)
             owner = layout.nodes.get(node.owner) if node.owner is not None else None
@@ -91,8 +91,9 @@ class GraphItems:
             if source == item.source:
                 continue
             item.source = source
-            fill = tensor_color(grad, grads.scale) or KIND_FILL[node.kind]
-            item.set_content(node_lines(node, flow, grad, compact), fill)
+            fill = box_fill(node, grad, grads.scale)
+            cells = element_cells(grad, grads.scale) if item.has_cells else None
+            item.set_content(node_lines(node, flow, grad, compact), fill, cells)
         for i, edge_item in self.edges.items():
             if edge_item.link:
                 continue

@@ -25,13 +25,15 @@ from PySide6.QtWidgets import (
     QGraphicsScene,
     QHBoxLayout,
     QLabel,
+    QSizePolicy,
     QStackedWidget,
     QToolBar,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from gui.model.drawing.paint import Gradients
+from gui.model.drawing.paint import BEYOND_TEXT, Gradients
 from gui.model.session import Session, Snapshot
 from gui.model.views.graph_caption import (
     EMPTY_TEXT,
@@ -48,6 +50,7 @@ from gui.widgets.node_item import NodeItem
 from gui.widgets.qt_text import follow_application_font
 
 FAILED_COLOR = "#b2182b"
+LOCK_KEY = "Ctrl+K"
 SCENE_PADDING = 16.0
 
 
@@ -71,7 +74,7 @@ class GraphPanel(QWidget):
         self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self._view = GraphView(self._scene, self)
         self._items: GraphItems | None = None
-        self._shown: tuple[object, int | None] | None = None
+        self._shown: tuple[object, int | None, float | None] | None = None
         self._step_labels: list[str] = []
         self._build_ui()
         self._view.node_clicked.connect(self._on_view_node_clicked)
@@ -89,6 +92,7 @@ class GraphPanel(QWidget):
         caption_row = QHBoxLayout()
         caption_row.setContentsMargins(4, 0, 4, 0)
         caption_row.addWidget(self.legend)
+        self._build_lock(caption_row)
         caption_row.addWidget(self.caption, 1)
         self.failure = ElidedLabel()
         palette = self.failure.palette()  # a palette, not a style sheet: it keeps the font
@@ -108,6 +112,60 @@ class GraphPanel(QWidget):
         layout.addLayout(caption_row)
         layout.addWidget(self.failure)
         layout.addWidget(self.stack, 1)
+
+    def _build_lock(self, row: QHBoxLayout) -> None:
+        """The scale lock beside the legend: a toggle, "Rescale", and the mark that says
+        numbers are beyond the locked scale. The actions also go in the window's View menu."""
+        self.lock_action = QAction("Lock colour scale and axes", self)
+        self.lock_action.setCheckable(True)
+        self.lock_action.setShortcut(QKeySequence(LOCK_KEY))
+        self.lock_action.setIconText("Lock scale")
+        self.lock_action.setToolTip(
+            f"Keep the colours and the plots' axes fixed while values change ({LOCK_KEY}): "
+            "doubling v then doubles the bars, and fading gradients fade"
+        )
+        self.lock_action.triggered.connect(self._on_view_lock_toggled)
+        self.rescale_action = QAction("Rescale colours and axes", self)
+        self.rescale_action.setIconText("Rescale")
+        self.rescale_action.setToolTip("Lock the scale again at the numbers shown now")
+        self.rescale_action.triggered.connect(self._on_view_rescale)
+        self.lock_button = QToolButton()
+        self.lock_button.setDefaultAction(self.lock_action)
+        self.rescale_button = QToolButton()
+        self.rescale_button.setDefaultAction(self.rescale_action)
+        self.beyond = QLabel(BEYOND_TEXT)
+        palette = self.beyond.palette()
+        palette.setColor(QPalette.ColorRole.WindowText, QColor(FAILED_COLOR))
+        self.beyond.setPalette(palette)
+        self.beyond.setToolTip(
+            "Some numbers are beyond the locked scale: they get the end colours and their "
+            "bars run off the plot. Rescale to fit them."
+        )
+        self.beyond.setVisible(False)
+        for button in (self.lock_button, self.rescale_button):
+            button.setAutoRaise(True)
+            # As tall as the legend beside them, not a button's usual height: a taller row
+            # would take its pixels from the graph.
+            button.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
+        for widget in (self.lock_button, self.rescale_button, self.beyond):
+            row.addWidget(widget)
+
+    def _on_view_lock_toggled(self, checked: bool) -> None:
+        self._session.set_scale_lock(checked)
+
+    def _on_view_rescale(self) -> None:
+        self._session.rescale()
+
+    def _render_lock(self, snapshot: Snapshot) -> None:
+        locked = snapshot.scale_lock
+        if self.lock_action.isChecked() != locked:
+            self.lock_action.setChecked(locked)  # no echo: only "triggered" reaches the session
+            self.lock_action.setIconText("Scale locked" if locked else "Lock scale")
+        if self.rescale_action.isEnabled() != locked:
+            self.rescale_action.setEnabled(locked)
+        beyond = snapshot.beyond_scale
+        if self.beyond.isVisibleTo(self) != beyond:
+            self.beyond.setVisible(beyond)
 
     def _build_top_row(self) -> QHBoxLayout:
         toolbar = self._toolbar = QToolBar(self)
@@ -207,6 +265,7 @@ class GraphPanel(QWidget):
             with QSignalBlocker(self.saved_toggle):
                 self.saved_toggle.setChecked(snapshot.show_saved)
         self._render_steps(snapshot)
+        self._render_lock(snapshot)
         if graph is None or layout is None:
             self._clear(snapshot)
             return
@@ -217,8 +276,8 @@ class GraphPanel(QWidget):
             or items.structure_key != graph.structure_key
         ):
             items = self._rebuild(snapshot)
-        shown = (snapshot.result, snapshot.selected_step)
-        if self._shown is None or shown[0] is not self._shown[0] or shown[1] != self._shown[1]:
+        shown = (snapshot.result, snapshot.selected_step, snapshot.locked_scale)
+        if self._shown is None or shown[0] is not self._shown[0] or shown[1:] != self._shown[1:]:
             self._shown = shown
             grads = snapshot.paint
             assert grads is not None  # there is a graph
@@ -261,7 +320,7 @@ class GraphPanel(QWidget):
     def _render_captions(self, snapshot: Snapshot, grads: Gradients, compact: bool) -> None:
         self.caption.setText(caption_text(snapshot, grads, compact))
         self.legend.setVisible(grads.any)
-        self.legend.set_scale(grads.scale)
+        self.legend.set_scale(grads.scale, grads.locked)
         failure = failure_text(snapshot)
         self.failure.setText(failure)
         self.failure.setVisible(bool(failure))

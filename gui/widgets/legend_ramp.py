@@ -7,7 +7,7 @@ from PySide6.QtGui import QColor, QLinearGradient, QPainter, QPaintEvent
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from gui.model.drawing.colors import diverging_color, text_color_on
-from gui.model.tensor_format import format_number
+from gui.model.tensor_format import format_number, format_short
 
 
 class LegendRamp(QWidget):
@@ -18,21 +18,29 @@ class LegendRamp(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.scale = 1.0
+        self.locked = False
         self._width = 0
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.setToolTip("Gradient colours: blue below zero, red above, darkest at ±scale")
         self._fit_width()
 
-    def set_scale(self, scale: float) -> None:
-        """Label the bar for ``scale`` (the magnitude drawn darkest)."""
-        if scale != self.scale or self._width == 0:
+    def set_scale(self, scale: float, locked: bool = False) -> None:
+        """Label the bar for ``scale`` (the magnitude drawn darkest); ``locked``: a scale
+        the user locked (a round number, written without trailing zeros)."""
+        if scale != self.scale or locked != self.locked or self._width == 0:
             self.scale = scale
+            self.locked = locked
+            self.setToolTip(
+                "Gradient colours: blue below zero, red above, darkest at ±scale"
+                + (" (locked: numbers beyond it get the end colours)" if locked else "")
+            )
             self._fit_width()
             self.update()
 
     def texts(self) -> list[str]:
         """The numbers printed on the bar: -scale, 0, scale."""
-        return [format_number(-self.scale), "0", format_number(self.scale)]
+        number = format_short if self.locked else format_number
+        return [number(-self.scale), "0", number(self.scale)]
 
     def shrink(self) -> None:
         """Let the bar narrow again at the next :meth:`set_scale` (a new graph)."""

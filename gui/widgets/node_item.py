@@ -14,8 +14,17 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
-from gui.model.drawing.colors import KIND_BORDER, KIND_FILL, text_color_on
-from gui.model.drawing.layout import FONT_SIZE, LINE_HEIGHT, NodeBox
+from gui.model.drawing.colors import CELLS_BORDER, KIND_BORDER, KIND_FILL, text_color_on
+from gui.model.drawing.layout import (
+    CELLS_FONT_SIZE,
+    CELLS_GAP,
+    FONT_SIZE,
+    LINE_HEIGHT,
+    NodeBox,
+    cells_rect,
+    text_top,
+)
+from gui.model.drawing.paint import CellStrip
 from gui.widgets.scene_style import Z_NODE, Z_SELECTED, qcolor, scene_font
 
 # The selected box's outline: purple lies outside both arms of the red/blue gradient scale
@@ -43,12 +52,24 @@ class NodeItem(QGraphicsItem):
     one the layout measured (never enlarges it).
     """
 
-    def __init__(self, key: str, kind: str, box: NodeBox, text_scale: float = 1.0) -> None:
+    def __init__(
+        self,
+        key: str,
+        kind: str,
+        box: NodeBox,
+        text_scale: float = 1.0,
+        has_cells: bool = False,
+    ) -> None:
         super().__init__()
         self.key = key
         self.kind = kind
         self.lines: list[str] = []
         self.fill = KIND_FILL[kind]
+        # The per-element colours under the text (None: none shown now); the box keeps room
+        # for them when ``has_cells`` (its layout measured it so).
+        self.cells: CellStrip | None = None
+        self.has_cells = has_cells
+        self._box = box
         self.text_color = text_color_on(self.fill)
         self.highlighted = False
         # What the content was last made from (see GraphItems.update).
@@ -63,6 +84,7 @@ class NodeItem(QGraphicsItem):
         self._pen = pen
         self._font = scene_font(FONT_SIZE)
         self._bold = scene_font(FONT_SIZE, bold=True)
+        self._note_font = scene_font(CELLS_FONT_SIZE)
         margin = SELECTION_GAP + SELECTION_WIDTH + width
         self._bounds = self._rect.adjusted(-margin, -margin, margin, margin)
         self.setZValue(Z_NODE)
@@ -77,11 +99,15 @@ class NodeItem(QGraphicsItem):
         """The border's width, per kind."""
         return self._pen.widthF()
 
-    def set_content(self, lines: list[str], fill: str) -> bool:
-        """Show ``lines`` on ``fill``; repaints only on a real change (returns whether)."""
-        if lines == self.lines and fill == self.fill:
+    def set_content(self, lines: list[str], fill: str, cells: CellStrip | None = None) -> bool:
+        """Show ``lines`` on ``fill`` and ``cells`` under them (in a box that has room for
+        them); repaints only on a real change (returns whether)."""
+        if not self.has_cells:
+            cells = None
+        if lines == self.lines and fill == self.fill and cells == self.cells:
             return False
         self.lines = lines
+        self.cells = cells
         if fill != self.fill:
             self.fill = fill
             self.text_color = text_color_on(fill)
@@ -131,7 +157,7 @@ class NodeItem(QGraphicsItem):
             painter.translate(rect.center())
             painter.scale(scale, scale)
             painter.translate(-rect.center())
-        top = rect.center().y() - len(self.lines) * LINE_HEIGHT / 2
+        top = text_top(self._box, len(self.lines), self.has_cells)
         # Wider than the box on purpose: a line that fits the box must never be clipped by
         # its rectangle; centring on the box keeps it where the layout expects.
         left, width = rect.left() - rect.width(), rect.width() * 3
@@ -141,3 +167,32 @@ class NodeItem(QGraphicsItem):
             painter.drawText(QRectF(left, top + i * LINE_HEIGHT, width, LINE_HEIGHT), align, line)
         if scale != 1.0:
             painter.restore()
+        if self.cells is not None:
+            self._paint_cells(painter, self.cells)
+
+    def _paint_cells(self, painter: QPainter, cells: CellStrip) -> None:
+        """One painted strip, one rectangle per element: cheap enough for every tick."""
+        left, top, width, height = cells_rect(self._box, len(self.lines))
+        note = cells.more_text
+        if note:
+            painter.setFont(self._note_font)
+            room = painter.fontMetrics().horizontalAdvance(note) + CELLS_GAP
+            painter.setPen(qcolor(self.text_color))
+            painter.drawText(
+                QRectF(left + width - room, top - 2, room, height + 4),
+                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                note,
+            )
+            width -= room
+        count = len(cells.colors)
+        if count == 0:
+            return
+        step = width / count
+        painter.setPen(Qt.PenStyle.NoPen)
+        for i, color in enumerate(cells.colors):
+            painter.setBrush(qcolor(color))
+            # Whole-pixel-ish edges overlap a hair so no white seams show between cells.
+            painter.drawRect(QRectF(left + i * step, top, step + 0.3, height))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(QPen(qcolor(CELLS_BORDER), 0.8))
+        painter.drawRect(QRectF(left, top, step * count, height))

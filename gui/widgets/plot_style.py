@@ -12,6 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import QApplication, QGraphicsItem, QGraphicsScene, QGraphicsView
 
+from gui.model.tensor_format import format_short
+
 AXIS_COLOR = "#404040"
 TEXT_COLOR = "#202020"
 # "Already there" is achromatic and hatched, so it can never be read as a gradient's sign
@@ -154,3 +156,23 @@ class StickyRange:
         self.low = low - (room if low < 0 else self.MARGIN) * span
         self.high = high + (room if high > 0 else self.MARGIN) * span
         return self.low, self.high
+
+
+class ValueAxis(pg.AxisItem):
+    """An axis whose tick labels are written in the app's number format
+    (:func:`~gui.model.tensor_format.format_short`: ``0.5``, ``40.``, ``1.5e+04``), as the
+    graph and the legend write numbers, rather than pyqtgraph's own."""
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        return [format_short(v * scale) for v in values]
+
+
+# A locked axis runs a little past ±scale, so a bar at exactly the scale stays inside.
+LOCKED_MARGIN = 0.05
+
+
+def locked_range(scale: float) -> tuple[float, float]:
+    """The y range of a plot while the scale is locked at ``scale``: the same for every
+    plot and every tick, zero in the middle as on the colour legend."""
+    reach = scale * (1 + LOCKED_MARGIN)
+    return -reach, reach

@@ -105,7 +105,7 @@ def assert_grad_shown(
     flat = grad.flatten().tolist()
     assert [row.swatch.text() for row in group.editor.sliders] == [format_number(v) for v in flat]
     item = window.graph.node_item(leaf_key(snapshot, leaf))
-    assert item is not None and item.lines[-1] == f"grad {text}"
+    assert item is not None and item.lines[-1] == f"{leaf}.grad {text}"
     assert final_marks(window.plots.bars(leaf)) == pytest.approx(flat, rel=1e-5, abs=1e-6)
 
 

@@ -13,9 +13,9 @@ from PySide6.QtGui import QFontMetricsF, QWheelEvent
 from PySide6.QtWidgets import QApplication, QGraphicsPathItem
 from pytestqt.qtbot import QtBot
 
-from gui.model.drawing.colors import KIND_FILL, LINK_COLOR, tensor_color
+from gui.model.drawing.colors import LINK_COLOR
 from gui.model.drawing.layout import FONT_SIZE, LINE_HEIGHT, node_lines
-from gui.model.drawing.paint import edge_label, gradients
+from gui.model.drawing.paint import box_fill, edge_label, element_cells, gradients
 from gui.model.result import TensorData
 from gui.model.session import Session, Snapshot
 from gui.model.tensor_format import format_tensor
@@ -60,7 +60,7 @@ def assert_shows(panel: GraphPanel, snapshot: Snapshot) -> None:
     """Every box and edge shows what the shared helpers say, for the shown step."""
     graph, step = snapshot.graph, snapshot.graph_step
     assert graph is not None
-    grads = gradients(graph, step, snapshot.leaf_grads)
+    grads = gradients(graph, step, snapshot.leaf_grads, snapshot.shown_step, snapshot.locked_scale)
     for node in graph.nodes:
         item = panel.node_item(node.key)
         if node.kind == "saved" and not snapshot.show_saved:
@@ -70,7 +70,9 @@ def assert_shows(panel: GraphPanel, snapshot: Snapshot) -> None:
         flow = step.flows.get(node.key) if step is not None else None
         grad = grads.nodes[node.key]
         assert item.lines == node_lines(node, flow, grad)
-        assert item.fill == (tensor_color(grad, grads.scale) or KIND_FILL[node.kind])
+        assert item.fill == box_fill(node, grad, grads.scale)
+        if item.has_cells:
+            assert item.cells == element_cells(grad, grads.scale)
     assert panel.items is not None
     assert set(panel.items.edges) == set(range(len(graph.edges)))
     for i, edge_item in panel.items.edges.items():
@@ -91,10 +93,11 @@ def test_lesson_1_leaf_shows_torch_gradient(panel: GraphPanel, session: Session)
     item = panel.node_item(leaf_key(snapshot, "x"))
     assert item is not None
     assert item.lines[0] == "x · AccumulateGrad"
-    assert item.lines[-1] == f"grad {expected}"
+    assert item.lines[-1] == f"x.grad {expected}"
     assert_shows(panel, snapshot)
     assert panel.legend.texts() == ["-20.", "0", "20."]  # the scale is the largest gradient
-    assert "gradient arriving (step 1)" in panel.caption.text()
+    assert "grad in on the rest (step 1)" in panel.caption.text()
+    assert ".grad on leaves (accumulated)" in panel.caption.text()
 
 
 def test_lesson_1_edge_labels_are_the_flows(panel: GraphPanel, session: Session) -> None:
@@ -121,8 +124,8 @@ def test_lesson_3_numbers_match_torch(panel: GraphPanel, session: Session) -> No
     z.backward()
     item = panel.node_item(leaf_key(snapshot, "x"))
     assert item is not None
-    assert item.lines[-1] == f"grad {format_tensor(tensor(x.grad.tolist(), (1, 1)))}"
-    assert item.lines[-1] == "grad [[35.11]]"
+    assert item.lines[-1] == f"x.grad {format_tensor(tensor(x.grad.tolist(), (1, 1)))}"
+    assert item.lines[-1] == "x.grad [[35.11]]"
 
 
 def test_constant_and_saved_links_are_grey_without_labels(
@@ -182,8 +185,8 @@ def test_value_change_updates_in_place(panel: GraphPanel, session: Session) -> N
     sum(x**2).backward()
     item = panel.node_item(leaf_key(after, "x"))
     assert item is not None
-    assert item.lines[-1] == f"grad {format_tensor(tensor(x.grad.tolist(), (3,)))}"
-    assert item.lines[-1] == "grad [10., 8., 20.]"
+    assert item.lines[-1] == f"x.grad {format_tensor(tensor(x.grad.tolist(), (3,)))}"
+    assert item.lines[-1] == "x.grad [10., 8., 20.]"
     assert_shows(panel, after)
 
 
@@ -195,7 +198,7 @@ def test_node_keeps_its_place_when_values_change(panel: GraphPanel, session: Ses
     session.set_input("x", 0, 2.5)
     assert panel.node_item(leaf_key(snapshot, "x")) is item
     assert item.rect == rect
-    assert item.lines[-1] == "grad [[150.]]"  # 24 * 2.5**2
+    assert item.lines[-1] == "x.grad [[150.]]"  # 24 * 2.5**2
 
 
 def test_new_structure_rebuilds(panel: GraphPanel, session: Session) -> None:

@@ -82,6 +82,9 @@ def test_the_window_keeps_ticking_while_a_big_graph_is_laid_out(
         dispatcher.close()
     assert laid_out - started > 0.3  # Graphviz really worked for a while
     during = [t for t in ticks if started <= t <= laid_out]
-    gaps = [b - a for a, b in zip([started, *during], [*during, laid_out], strict=True)]
-    assert max(gaps) < 0.08, f"the GUI thread stalled for {max(gaps) * 1000:.0f} ms"
+    # From the first tick on (before it, set_code itself runs on this thread). Graphviz in
+    # this process would stall it for the whole layout (over 0.3 s, asserted above); the
+    # bound leaves room for a loaded machine's scheduling hiccups.
+    gaps = [b - a for a, b in zip(during, [*during[1:], laid_out], strict=True)]
+    assert during and max(gaps) < 0.2, f"the GUI thread stalled for {max(gaps) * 1000:.0f} ms"
     assert panel.items is not None

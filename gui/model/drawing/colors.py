@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from functools import lru_cache
 
 from gui.model.result import TensorData
 from gui.model.tensor_format import iter_values
@@ -78,6 +79,8 @@ KIND_BORDER: dict[str, str] = {
 
 EDGE_COLOR = "#505050"
 LINK_COLOR = "#a0a0a0"  # constant and saved-tensor connectors: context, not data flow
+# The outline of a box's element cells: near-white (zero) cells stay visible on a white box.
+CELLS_BORDER = "#606060"
 TEXT_DARK = "#000000"
 TEXT_LIGHT = "#ffffff"
 
@@ -121,6 +124,28 @@ def scale_for(values: Iterable[float]) -> float:
     return best if best > 0 else 1.0
 
 
+# The magnitudes a locked scale is rounded up to (times a power of ten): at most 1.5 times
+# the largest value when locking, so the bars have some room to grow, and the legend's ends
+# read as round numbers (-40 ... 40).
+NICE_STEPS = (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+
+
+def nice_scale(magnitude: float) -> float:
+    """The smallest round number (:data:`NICE_STEPS` times a power of ten) at least
+    ``magnitude``: 35.11 -> 40, 43.40 -> 50, 0.0123 -> 0.015; 1.0 for nothing positive."""
+    if not math.isfinite(magnitude) or magnitude <= 0:
+        return 1.0
+    power = 10.0 ** math.floor(math.log10(magnitude))
+    for step in NICE_STEPS:
+        # A hair of tolerance: 40.000000001 (a float's noise) still locks at 40.
+        if step * power >= magnitude * (1 - 1e-9):
+            return float(f"{step * power:.12g}")
+    return float(f"{10 * power:.12g}")
+
+
+# Cached: a pure function of two numbers, asked for hundreds of times per slider tick on a
+# big graph (boxes, cells, edges and bars colour the same gradients).
+@lru_cache(maxsize=8192)
 def diverging_color(value: float, scale: float) -> str:
     """The colour of ``value`` on the shared diverging scale.
 

@@ -46,6 +46,14 @@ MIN_BOX_WIDTH = 48.0
 COMPACT_NODE_LIMIT = 1500
 # Multi-output nodes (unbind, split) get one grad line per output up to this many.
 MAX_OUTPUT_LINES = 3
+# The strip of element cells under a box's text (see has_cells): one cell per element of
+# the gradient the box shows, coloured on the diverging scale.
+CELLS_HEIGHT = 9.0
+CELLS_GAP = 3.0
+MIN_CELL_WIDTH = 3.0
+CELLS_FONT_SIZE = 8.0
+# A box shows at most this many element cells; "+N" says how many more there are.
+MAX_CELLS = 64
 
 
 @dataclass(frozen=True)
@@ -123,19 +131,57 @@ def _grad_lines(
     arriving = flow.arriving if flow is not None else ()
     if grad is None and len(arriving) == 1:
         grad = arriving[0]
+    name = grad_name(node)
     if grad is not None:
-        return [f"grad {tensor(grad)}"]
+        return [f"{name} {tensor(grad)}"]
     if outputs == 1:
         if len(arriving) > 1:  # more outputs than the graph recorded values for
-            return ["grad (" + ", ".join(tensor(a) for a in arriving) + ")"]
-        return ["grad None" if node.kind == "leaf" else "grad —"]
+            return [f"{name} (" + ", ".join(tensor(a) for a in arriving) + ")"]
+        return [f"{name} None" if node.kind == "leaf" else f"{name} —"]
     if outputs <= MAX_OUTPUT_LINES:
         return [
-            f"grad[{i}] {tensor(arriving[i]) if i < len(arriving) else '—'}" for i in range(outputs)
+            f"{name}[{i}] {tensor(arriving[i]) if i < len(arriving) else '—'}"
+            for i in range(outputs)
         ]
     dominant = [v for v in map(dominant_value, arriving) if v is not None]
     biggest = number(max(map(abs, dominant))) if dominant else "—"
-    return [f"grad ×{outputs} · max|g| {biggest}"]
+    return [f"{name} ×{outputs} · max|g| {biggest}"]
+
+
+GRAD_IN = "grad in"
+
+
+def grad_name(node: GraphNode) -> str:
+    """What a box calls the gradient it shows: a leaf's own ``x.grad`` (accumulated over
+    backward calls, as torch keeps it), and for every other box :data:`GRAD_IN`, the
+    gradient arriving at it in the shown call (``∂out/∂y``). Never ``y.grad``: torch leaves
+    a non-leaf's ``.grad`` None."""
+    if node.kind == "leaf":
+        return f"{node.var or node.label}.grad"
+    return GRAD_IN
+
+
+def has_cells(node: GraphNode, compact: bool = False) -> bool:
+    """Whether the box keeps room for a strip of element cells under its text: it shows
+    one gradient (leaf, output, one-output function) of a known shape with several
+    elements. Decided by shape alone, so boxes keep their size while values change."""
+    if compact or node.value is None or node.value.numel <= 1:
+        return False
+    return node.kind in ("leaf", "output") or (node.kind == "function" and node.output_count == 1)
+
+
+def cells_rect(box: NodeBox, lines: int) -> tuple[float, float, float, float]:
+    """Where a box's element cells go: ``(left, top, width, height)``, under its
+    ``lines`` of text, the text and the strip centred together in the box."""
+    top = box.y - (lines * LINE_HEIGHT + CELLS_GAP + CELLS_HEIGHT) / 2
+    top += lines * LINE_HEIGHT + CELLS_GAP
+    return box.left + PAD_X, top, box.width - 2 * PAD_X, CELLS_HEIGHT
+
+
+def text_top(box: NodeBox, lines: int, cells: bool) -> float:
+    """Where the first text line of a box starts (the text and any strip centred)."""
+    extra = CELLS_GAP + CELLS_HEIGHT if cells else 0.0
+    return box.y - (lines * LINE_HEIGHT + extra) / 2
 
 
 def _lines(
@@ -238,7 +284,15 @@ def node_size(
         flow = NodeFlow(arriving=(widest_like(value),) * node.output_count, leaving=(), order=0)
     lines = _lines(node, flow, grad, _widest_tensor, _widest_number, compact)
     width = max(text_width(line, bold=i == 0) for i, line in enumerate(lines)) + 2 * PAD_X
-    return max(MIN_BOX_WIDTH, width), len(lines) * LINE_HEIGHT + 2 * PAD_Y
+    height = len(lines) * LINE_HEIGHT + 2 * PAD_Y
+    if has_cells(node, compact):
+        assert node.value is not None
+        cells = min(node.value.numel, MAX_CELLS)
+        more = node.value.numel - cells
+        note = text_width(f"+{more}", CELLS_FONT_SIZE) + CELLS_GAP if more else 0.0
+        width = max(width, cells * MIN_CELL_WIDTH + note + 2 * PAD_X)
+        height += CELLS_GAP + CELLS_HEIGHT
+    return max(MIN_BOX_WIDTH, width), height
 
 
 def is_compact(graph: Graph) -> bool:

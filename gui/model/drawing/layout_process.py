@@ -152,11 +152,13 @@ class LayoutProcess:
         leaf_grads: Mapping[str, TensorData | None],
         shown_step: StepRecord | None = None,
         cancelled: Callable[[], bool] = never,
+        locked_scale: float | None = None,
     ) -> str:
         """:func:`~.svg.render_svg` in the worker; raises like :meth:`layout`."""
         grads = dict(leaf_grads)
+        limit = self._svg_time_limit
         value = self._request(
-            lambda job_id: SvgJob(job_id, graph, step, grads, shown_step, self._svg_time_limit),
+            lambda job_id: SvgJob(job_id, graph, step, grads, shown_step, limit, locked_scale),
             self._svg_time_limit,
             cancelled,
         )

@@ -55,6 +55,7 @@ class SvgJob:
     leaf_grads: Mapping[str, TensorData | None]
     shown_step: StepRecord | None
     time_limit: float
+    locked_scale: float | None = None
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ def run_job(job: LayoutJob | SvgJob) -> GraphLayout | str | JobFailed:
     try:
         if isinstance(job, LayoutJob):
             return layout_graph(job.graph, job.show_saved)
-        return render_svg(job.graph, job.step, job.leaf_grads, job.shown_step)
+        return render_svg(job.graph, job.step, job.leaf_grads, job.shown_step, job.locked_scale)
     except MemoryError:
         return JobFailed("MemoryError: Graphviz ran out of the memory the layout may use")
     except Exception as exc:

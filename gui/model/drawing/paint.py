@@ -18,9 +18,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gui.model.drawing.colors import EDGE_COLOR, diverging_color, dominant_value, scale_for
+from gui.model.drawing.colors import (
+    EDGE_COLOR,
+    KIND_FILL,
+    NON_FINITE_COLOR,
+    diverging_color,
+    dominant_value,
+    scale_for,
+    tensor_color,
+)
+from gui.model.drawing.layout import MAX_CELLS
 from gui.model.result import Graph, GraphEdge, GraphNode, RunResult, StepRecord, TensorData
-from gui.model.tensor_format import format_number, format_shape, format_tensor
+from gui.model.tensor_format import format_number, format_shape, format_tensor, iter_values
+
+NAN_FILL = NON_FINITE_COLOR
 
 # Edges are thin lines on white: colours nearer the neutral centre would vanish, so edge
 # colours start this far along the scale.
@@ -38,16 +49,86 @@ class Gradients:
 
     ``nodes`` maps a node key to the gradient its box shows; ``edges`` maps an index into
     ``graph.edges`` to the gradient flowing back along it; ``scale`` is the magnitude that
-    maps to the darkest colour.
+    maps to the darkest colour: the numbers' own (``natural``) or, while the scale is
+    locked, the locked one (``locked``).
     """
 
     nodes: dict[str, TensorData | None]
     edges: dict[int, TensorData | None]
     scale: float
+    natural: float = 0.0
+    locked: bool = False
 
     @property
     def any(self) -> bool:
         return any(t is not None for t in self.nodes.values())
+
+    @property
+    def beyond(self) -> bool:
+        """Whether some number is beyond a locked scale (drawn in the end colours)."""
+        return beyond_scale(self.natural, self.scale, self.locked)
+
+
+# What the colours in a graph mean, in the graph panel's caption and the SVG's legend alike.
+LEAF_COLOUR_TEXT = ".grad on leaves (accumulated)"
+OTHER_COLOUR_TEXT = "grad in on the rest"
+CELLS_TEXT = "a cell per element"
+BEYOND_TEXT = "▲ beyond scale"
+
+
+def colour_meaning(step_number: int | None) -> str:
+    """What box colours mean: ``".grad on leaves (accumulated) · grad in on the rest
+    (step 2) · a cell per element"``: a leaf shows its ``.grad``, summed over the backward
+    calls so far; any other box the gradient arriving at it in the shown call."""
+    where = f" (step {step_number})" if step_number is not None else ""
+    return f"{LEAF_COLOUR_TEXT} · {OTHER_COLOUR_TEXT}{where} · {CELLS_TEXT}"
+
+
+def beyond_scale(natural: float, scale: float, locked: bool) -> bool:
+    """Whether numbers whose own scale is ``natural`` overflow the locked ``scale``."""
+    return locked and natural > scale * (1 + 1e-9)
+
+
+@dataclass(frozen=True)
+class CellStrip:
+    """The per-element colours under a box's text: ``colors`` in row-major order, then
+    ``more`` elements without a cell (beyond :data:`MAX_CELLS`, or only summarised)."""
+
+    colors: tuple[str, ...]
+    more: int = 0
+
+    @property
+    def more_text(self) -> str:
+        """``"+36"`` when elements are left out, else ``""``."""
+        return f"+{self.more}" if self.more else ""
+
+
+def element_cells(grad: TensorData | None, scale: float) -> CellStrip | None:
+    """One colour per element of ``grad`` (up to :data:`MAX_CELLS`), so a vector of mixed
+    signs shows both; ``None`` for no gradient or a single number (the box's fill says it)."""
+    if grad is None or grad.numel <= 1:
+        return None
+    if grad.values is None:
+        return CellStrip((), grad.numel)
+    colors: list[str] = []
+    for v in iter_values(grad.values):
+        if len(colors) == MAX_CELLS:
+            break
+        number = abs(v) if isinstance(v, complex) else v
+        if isinstance(number, bool | int | float):
+            colors.append(diverging_color(float(number), scale))
+        else:
+            colors.append(NAN_FILL)
+    return CellStrip(tuple(colors), grad.numel - len(colors))
+
+
+def box_fill(node: GraphNode, grad: TensorData | None, scale: float) -> str:
+    """A box's fill: the colour of its gradient when that is one number; its kind's colour
+    when it is several (their colours are the cells, :func:`element_cells`: one fill for
+    ``[-5, 5]`` would say something false about one of them) or none."""
+    if grad is not None and grad.numel == 1:
+        return tensor_color(grad, scale) or KIND_FILL[node.kind]
+    return KIND_FILL[node.kind]
 
 
 def node_gradient(
@@ -88,18 +169,24 @@ def gradients(
     step: StepRecord | None,
     leaf_grads: Mapping[str, TensorData | None],
     shown_step: StepRecord | None = None,
+    locked_scale: float | None = None,
 ) -> Gradients:
     """Resolve every node's and edge's gradient, on the window's one colour scale.
 
     ``step`` is the backward call whose flows the graph shows; ``shown_step`` the one the
     gradient plots show (often the same), whose numbers the scale covers too.
+    ``locked_scale``: the scale is locked at this magnitude (numbers beyond it get the end
+    colours) instead of following the numbers.
     """
     nodes = {n.key: node_gradient(n, step, leaf_grads) for n in graph.nodes}
     edges = {i: edge_gradient(e, step) for i, e in enumerate(graph.edges)}
     tensors: list[TensorData | None] = [*nodes.values(), *edges.values()]
     if step is not None:
         tensors += [t for flow in step.flows.values() for t in flow.arriving]
-    return Gradients(nodes, edges, colour_scale([*tensors, *leaf_grads.values()], shown_step))
+    natural = colour_scale([*tensors, *leaf_grads.values()], shown_step)
+    if locked_scale is None:
+        return Gradients(nodes, edges, natural, natural)
+    return Gradients(nodes, edges, locked_scale, natural, locked=True)
 
 
 def colour_scale(tensors: Iterable[TensorData | None], shown_step: StepRecord | None) -> float:

@@ -16,25 +16,40 @@ from collections.abc import Mapping
 from html import escape
 
 from gui.model.drawing.colors import (
+    CELLS_BORDER,
     KIND_BORDER,
     KIND_FILL,
     LINK_COLOR,
     diverging_color,
-    tensor_color,
     text_color_on,
 )
 from gui.model.drawing.layout import (
+    CELLS_FONT_SIZE,
+    CELLS_GAP,
+    CELLS_HEIGHT,
     FONT_SIZE,
+    MIN_CELL_WIDTH,
     PAD_X,
     build_agraph,
+    has_cells,
     is_compact,
     node_lines,
     node_title,
     text_width,
 )
-from gui.model.drawing.paint import Gradients, edge_label, edge_stroke, gradients
+from gui.model.drawing.paint import (
+    BEYOND_TEXT,
+    CellStrip,
+    Gradients,
+    box_fill,
+    colour_meaning,
+    edge_label,
+    edge_stroke,
+    element_cells,
+    gradients,
+)
 from gui.model.result import Graph, GraphEdge, GraphNode, StepRecord, TensorData
-from gui.model.tensor_format import format_number
+from gui.model.tensor_format import format_short
 
 # The font Graphviz writes into the SVG: it becomes ``font-family="Helvetica,sans-Serif"``,
 # which every viewer resolves to a sans font (a bare "DejaVu Sans" falls back to serif in
@@ -51,9 +66,11 @@ _STYLE = {
 }
 
 
-def _html_label(lines: list[str]) -> str:
+def _html_label(lines: list[str], cells: str = "") -> str:
     rows = [f"<TR><TD><B>{escape(lines[0])}</B></TD></TR>"]
     rows += [f"<TR><TD>{escape(line)}</TD></TR>" for line in lines[1:]]
+    if cells:
+        rows.append(f"<TR><TD>{cells}</TD></TR>")
     return (
         '<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">'
         + "".join(rows)
@@ -61,22 +78,52 @@ def _html_label(lines: list[str]) -> str:
     )
 
 
+def _cells_table(strip: CellStrip, width: float, text_color: str) -> str:
+    """The element cells of a box as a one-row HTML table (as the window paints them)."""
+    note = strip.more_text
+    note_width = text_width(note, CELLS_FONT_SIZE) + CELLS_GAP if note else 0.0
+    count = len(strip.colors)
+    cell = max(1, int((width - note_width) / count)) if count else 0
+    tds = [
+        f'<TD BGCOLOR="{color}" WIDTH="{cell}" HEIGHT="{CELLS_HEIGHT:.0f}" FIXEDSIZE="TRUE"></TD>'
+        for color in strip.colors
+    ]
+    cells = ""
+    if tds:
+        cells = (
+            f'<TD><TABLE BORDER="1" COLOR="{CELLS_BORDER}" CELLBORDER="0" CELLSPACING="0" '
+            f'CELLPADDING="0"><TR>{"".join(tds)}</TR></TABLE></TD>'
+        )
+    if note:
+        cells += (
+            f'<TD><FONT POINT-SIZE="{CELLS_FONT_SIZE:g}" COLOR="{text_color}">'
+            f"{escape(note)}</FONT></TD>"
+        )
+    return f'<TABLE BORDER="0" CELLSPACING="0" CELLPADDING="0"><TR>{cells}</TR></TABLE>'
+
+
 def _node_attrs(
     node: GraphNode, grads: Gradients, compact: bool, step: StepRecord | None
 ) -> dict[str, str]:
     grad = grads.nodes[node.key]
-    fill = tensor_color(grad, grads.scale) or KIND_FILL[node.kind]
+    fill = box_fill(node, grad, grads.scale)
     style, penwidth = _STYLE[node.kind]
+    strip = element_cells(grad, grads.scale) if has_cells(node, compact) else None
     if compact:
         lines = [node_title(node)]
         label = lines[0]
     else:
         flow = step.flows.get(node.key) if step is not None else None
         lines = node_lines(node, flow, grad)
-        label = _html_label(lines)
     # At least as wide as the text in DejaVu Sans: Graphviz's own (hinted) metrics run a few
     # percent narrow, which would leave the longest lines touching the border.
     width = max(text_width(line, bold=i == 0) for i, line in enumerate(lines))
+    if strip is not None:
+        note = text_width(strip.more_text, CELLS_FONT_SIZE) + CELLS_GAP if strip.more else 0.0
+        width = max(width, len(strip.colors) * MIN_CELL_WIDTH + note)
+    if not compact:
+        cells = "" if strip is None else _cells_table(strip, width, text_color_on(fill))
+        label = _html_label(lines, cells)
     width += 2 * (PAD_X + penwidth)
     return {
         "label": label,
@@ -105,22 +152,29 @@ def _edge_attrs(
 
 
 def _legend(
-    graph: Graph, step: StepRecord | None, scale: float, has_gradients: bool, compact: bool
+    graph: Graph,
+    step: StepRecord | None,
+    scale: float,
+    has_gradients: bool,
+    compact: bool,
+    beyond: bool = False,
 ) -> str:
     """The graph caption: what colours, borders and edge labels mean."""
     rows = []
     if has_gradients:
-        where = f" (backward step {step.index + 1})" if step is not None else ""
-        rows.append(f"Fill colour: gradient arriving at the box{escape(where)}")
+        number = step.index + 1 if step is not None else None
+        rows.append("Colour: " + escape(colour_meaning(number)))
         cells = []
         for fraction in (-1.0, -0.5, 0.0, 0.5, 1.0):
             value = fraction * scale
             fill = diverging_color(value, scale)
-            text = escape(format_number(value) if value else "0")
+            text = escape(format_short(value) if value else "0")
             cells.append(
                 f'<TD BGCOLOR="{fill}" WIDTH="66"><FONT COLOR="{text_color_on(fill)}">'
                 f"{text}</FONT></TD>"
             )
+        if beyond:
+            cells.append(f'<TD><FONT COLOR="#b2182b">{escape(BEYOND_TEXT)}</FONT></TD>')
         ramp = '<TABLE BORDER="0" CELLSPACING="0" CELLPADDING="3"><TR>' + "".join(cells)
         rows.append(ramp + "</TR></TABLE>")
         if step is not None and not compact:
@@ -161,6 +215,7 @@ def render_svg(
     step: StepRecord | None,
     leaf_grads: Mapping[str, TensorData | None],
     shown_step: StepRecord | None = None,
+    locked_scale: float | None = None,
 ) -> str:
     """Draw ``graph`` with its values and gradients as a complete SVG document.
 
@@ -177,6 +232,9 @@ def render_svg(
         The backward step the window's plots would show (the last one): its numbers are
         on the colour scale too, so the SVG's colours are the window's
         (:func:`~.paint.colour_scale`).
+    locked_scale
+        The window's locked colour scale, if it is locked: the SVG's colours are then
+        the window's too.
 
     Returns
     -------
@@ -186,7 +244,7 @@ def render_svg(
     """
     compact = is_compact(graph)
     names = {node.key: f"n{i}" for i, node in enumerate(graph.nodes)}
-    grads = gradients(graph, step, leaf_grads, shown_step)
+    grads = gradients(graph, step, leaf_grads, shown_step, locked_scale)
     has_gradients = grads.any
     g = build_agraph(
         graph,
@@ -209,7 +267,7 @@ def render_svg(
             "pad": "0.2",
             "bgcolor": "white",
             "outputorder": "edgesfirst",
-            "label": _legend(graph, step, grads.scale, has_gradients, compact),
+            "label": _legend(graph, step, grads.scale, has_gradients, compact, grads.beyond),
         },
         node_defaults={"fontname": FONT_NAME, "height": "0"},
         edge_defaults={"fontname": FONT_NAME, "fontsize": str(EDGE_FONT_SIZE)},

@@ -8,20 +8,30 @@ import torch
 
 from gui.model.result import FULL_VALUES_LIMIT, TensorData, TensorSummary
 
+# dtype -> its name: a few dtypes, asked for hundreds of times per run (every value and
+# gradient in the graph becomes a TensorData).
+_DTYPE_NAMES: dict[torch.dtype, str] = {}
+
 
 def dtype_name(dtype: torch.dtype) -> str:
     """``torch.float32`` -> ``"float32"``."""
-    return str(dtype).removeprefix("torch.")
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = str(dtype).removeprefix("torch.")
+    return name
 
 
 def tensor_data(t: torch.Tensor) -> TensorData:
-    """A detached copy of ``t``'s numbers: in full when small, as statistics when large."""
+    """A detached copy of ``t``'s numbers: in full when small, as statistics when large.
+
+    On every slider tick's path (a few hundred calls for a 200-node graph): ``tolist``
+    reads the numbers without detaching (it records nothing), and ``tuple(t.shape)`` is a
+    plain tuple of ints (a ``torch.Size`` would need torch to unpickle).
+    """
+    if t.numel() <= FULL_VALUES_LIMIT:
+        return TensorData(tuple(t.shape), dtype_name(t.dtype), t.tolist(), None)
     t = t.detach()
-    shape = tuple(int(d) for d in t.shape)
-    numel = t.numel()
-    values = t.tolist() if numel <= FULL_VALUES_LIMIT else None
-    summary = summary_of(t) if numel > FULL_VALUES_LIMIT else None
-    return TensorData(shape=shape, dtype=dtype_name(t.dtype), values=values, summary=summary)
+    return TensorData(tuple(t.shape), dtype_name(t.dtype), None, summary_of(t))
 
 
 def maybe_tensor_data(t: object) -> TensorData | None:

@@ -31,11 +31,16 @@ MESSAGE_CHARS_PER_LINE = 80
 
 
 def write_export(
-    result: RunResult, script: str, out_dir: Path, layouts: LayoutProcess | None = None
+    result: RunResult,
+    script: str,
+    out_dir: Path,
+    layouts: LayoutProcess | None = None,
+    locked_scale: float | None = None,
 ) -> None:
     """Write the three export files into ``out_dir`` (created if needed).
 
-    ``layouts`` draws the SVG (default: this process's layout worker).
+    ``layouts`` draws the SVG (default: this process's layout worker); ``locked_scale``
+    is the window's locked colour scale, if locked.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     document = result_document(result)
@@ -43,10 +48,13 @@ def write_export(
         json.dumps(document, indent=2, allow_nan=False) + "\n", encoding="utf-8"
     )
     (out_dir / "script.py").write_text(script, encoding="utf-8")
-    (out_dir / "graph.svg").write_text(graph_svg(result, layouts), encoding="utf-8")
+    svg = graph_svg(result, layouts, locked_scale)
+    (out_dir / "graph.svg").write_text(svg, encoding="utf-8")
 
 
-def graph_svg(result: RunResult, layouts: LayoutProcess | None = None) -> str:
+def graph_svg(
+    result: RunResult, layouts: LayoutProcess | None = None, locked_scale: float | None = None
+) -> str:
     """The SVG of ``result``'s graph, or one that says why there is no picture."""
     graph = result.graph
     if graph is None:
@@ -59,7 +67,7 @@ def graph_svg(result: RunResult, layouts: LayoutProcess | None = None) -> str:
     last = result.steps[-1] if result.steps else None
     process = layouts if layouts is not None else shared_layout_process()
     try:
-        return process.svg(graph, step_for_graph(result), grads, last)
+        return process.svg(graph, step_for_graph(result), grads, last, locked_scale=locked_scale)
     except LayoutUnavailable as unavailable:
         return explanation_svg(unavailable.explanation)
 

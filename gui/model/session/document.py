@@ -13,11 +13,17 @@ class Document:
 
     ``program.steps`` is ``None`` when the file has no ``"backward"`` field: one implicit
     step, unless the code calls backward itself (see :class:`~gui.model.request.Program`).
+    ``scale_lock``/``locked_scale``: see the session format's "Scale lock".
     """
 
     program: Program
     title: str | None = None
     notes: str | None = None
+    # The colour scale and the plots' axes stay put while values change (a lesson that
+    # compares values); ``locked_scale`` is the magnitude they are locked at (``None``:
+    # the first result's, rounded up: see Session.set_scale_lock).
+    scale_lock: bool = False
+    locked_scale: float | None = None
 
     def request(self, time_limit: float = DEFAULT_TIME_LIMIT_SECONDS) -> RunRequest:
         """What to ask the engine for to run this document as it is."""

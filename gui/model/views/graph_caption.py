@@ -7,7 +7,7 @@ colours mean, why a step failed, and why there is no graph to draw.
 
 from __future__ import annotations
 
-from gui.model.drawing.paint import Gradients
+from gui.model.drawing.paint import Gradients, colour_meaning
 from gui.model.result import Explanation
 from gui.model.session import Snapshot
 from gui.model.session.computed import LAYOUT_PROBLEMS
@@ -41,8 +41,7 @@ def caption_text(snapshot: Snapshot, grads: Gradients, compact: bool) -> str:
     """What the colours and edge labels mean (``compact`` layouts have no edge labels)."""
     step = snapshot.graph_step
     if grads.any:
-        where = f" (step {step.index + 1})" if step is not None else ""
-        text = f"box colour: gradient arriving{where}"
+        text = colour_meaning(step.index + 1 if step is not None else None)
         if step is not None and not compact:
             text += " · edge label: gradient flowing back"
     else:

@@ -4,8 +4,9 @@ in a number box (:func:`number_text`), and how a range reads (:func:`range_text`
 from __future__ import annotations
 
 from gui.model.session import InputRange
+from gui.model.tensor_format import INPUT_MAX_DECIMALS, format_input
 
-MAX_DECIMALS = 6
+MAX_DECIMALS = INPUT_MAX_DECIMALS
 
 
 def step_decimals(step: float) -> int:
@@ -19,13 +20,9 @@ def step_decimals(step: float) -> int:
 
 def number_text(value: float, decimals: int) -> str:
     """``value`` with ``decimals`` decimals, or more when fewer would change it: a value
-    the slider grid cannot hit (-1.2095 on a 0.004 grid) still shows as it is."""
-    text = f"{value:.{decimals}f}"
-    if abs(float(text) - value) <= 1e-6 * max(1.0, abs(value)):
-        return text
-    full = f"{value:.{MAX_DECIMALS}f}".rstrip("0")
-    head, _, tail = full.partition(".")
-    return f"{head}.{tail.ljust(decimals, '0')}" if tail or decimals else head
+    the slider grid cannot hit (-1.2095 on a 0.004 grid) still shows as it is
+    (:func:`~gui.model.tensor_format.format_input`)."""
+    return format_input(value, decimals)
 
 
 def range_text(value_range: InputRange) -> str:

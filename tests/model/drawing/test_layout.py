@@ -238,20 +238,20 @@ def test_node_lines_name_value_and_gradient() -> None:
     leaf = graph.node("2:AccumulateGrad")
     before = node_lines(leaf, None, None)
     after = node_lines(leaf, step.flows[leaf.key], grads["x"])
-    assert before == ["x · AccumulateGrad", "(1, 1)", "value [[-1.210]]", "grad None"]
-    assert after[-1] == "grad [[35.11]]"
+    assert before == ["x · AccumulateGrad", "(1, 1)", "value [[-1.210]]", "x.grad None"]
+    assert after[-1] == "x.grad [[35.11]]"
     mul = graph.node("1:MulBackward0")
     assert node_lines(mul, None, None)[0] == "y · MulBackward0"
-    assert node_lines(mul, step.flows[mul.key], None)[-1] == "grad [[17.55]]"
+    assert node_lines(mul, step.flows[mul.key], None)[-1] == "grad in [[17.55]]"
     power = node_lines(graph.node("0:PowBackward0"), None, None)
     assert "exponent = 3" in power and power[0] == "z · PowBackward0"
     assert node_lines(graph.node("1:MulBackward0/const:1"), None, None)[-1] == "value 2"
     assert node_lines(graph.node("0:PowBackward0/saved:self"), None, None)[0] == "saved self = y"
     sum_graph, sum_step, _ = sum_of_squares([3.0, 4.0, 10.0])
     unbind = sum_graph.node("2:UnbindBackward0")
-    assert node_lines(unbind, None, None)[-3:] == ["grad[0] —", "grad[1] —", "grad[2] —"]
+    assert node_lines(unbind, None, None)[-3:] == ["grad in[0] —", "grad in[1] —", "grad in[2] —"]
     after_unbind = node_lines(unbind, sum_step.flows[unbind.key], None)
-    assert after_unbind[-3:] == ["grad[0] 1.", "grad[1] 1.", "grad[2] 1."]
+    assert after_unbind[-3:] == ["grad in[0] 1.", "grad in[1] 1.", "grad in[2] 1."]
     assert len(after_unbind) == len(node_lines(unbind, None, None))
 
 
@@ -282,7 +282,7 @@ def test_svg_shows_every_label_and_gradient() -> None:
     for node in graph.nodes:
         assert any(node.label in text for text in texts), node.label
     assert "x · AccumulateGrad" in texts
-    assert "grad [6., 8., 20.]" in texts
+    assert "x.grad [6., 8., 20.]" in texts
     assert texts.count(" [6., 8., 20.] ") == 1  # the edge from x into PowBackward0
     assert "value 125." in texts
     assert "exponent = 2" in texts
@@ -296,7 +296,7 @@ def test_svg_before_backward_and_escaping() -> None:
     texts = svg_texts(render_svg(graph, None, {"x": None}))
     assert 'a<b&"c" · AccumulateGrad' in texts
     assert "No backward yet: boxes are coloured by kind" in texts
-    assert "grad None" in texts
+    assert "x.grad None" in texts
 
 
 def test_svg_colour_follows_sign_and_scale() -> None:

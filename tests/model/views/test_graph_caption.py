@@ -24,10 +24,11 @@ def test_one_entry_per_backward_call(session: Session) -> None:
     snapshot = load_lesson(session, 5)
     assert step_labels(snapshot) == ["latest step", "step 1 of 2", "step 2 of 2"]
     assert snapshot.paint is not None
+    meaning = ".grad on leaves (accumulated) · grad in on the rest (step 2) · a cell per element"
     assert caption_text(snapshot, snapshot.paint, False) == (
-        "box colour: gradient arriving (step 2) · edge label: gradient flowing back"
+        f"{meaning} · edge label: gradient flowing back"
     )
-    assert caption_text(snapshot, snapshot.paint, True) == "box colour: gradient arriving (step 2)"
+    assert caption_text(snapshot, snapshot.paint, True) == meaning
     assert failure_text(snapshot) == ""
 
 
