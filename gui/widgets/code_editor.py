@@ -97,6 +97,7 @@ class CodeEditor(QPlainTextEdit):
         self._applying = False
         self._diagnostics: list[QTextEdit.ExtraSelection] = []
         self._markers: list[_Marker] = []
+        self._error_line: _Marker | None = None
         self.blockCountChanged.connect(self._update_gutter_width)
         app = QApplication.instance()
         if isinstance(app, QApplication):
@@ -165,7 +166,29 @@ class CodeEditor(QPlainTextEdit):
                 self._diagnostics.append(line_selection(cursor, ERROR_TINT))
             self._diagnostics.append(underline_selection(cursor, color))
             self._markers.append(_Marker(cursor, color, item.message.strip().split("\n")[0]))
+        self._error_line = None if error is None or error.line is None else self._markers[-1]
         self._refresh_selections()
+        self.reveal_error()
+
+    def reveal_error(self) -> None:
+        """Scroll the error's line into view (unless the user is typing here: the text
+        cursor's line wins then), so a short editor still shows where it went wrong."""
+        marker = self._error_line
+        if marker is None or self.hasFocus():
+            return
+        if self.viewport().rect().contains(self.cursorRect(marker.cursor)):
+            return
+        block = marker.cursor.block()
+        self.verticalScrollBar().setValue(max(0, block.firstLineNumber() - 1))
+
+    def lines_height(self, rows: int) -> int:
+        """The height that shows ``rows`` lines (margins included)."""
+        margins = self.contentsMargins()
+        document = 2 * round(self.document().documentMargin())
+        # Half a line spare: a line's wrapping is measured at the width the editor has now,
+        # and the splitter settling it a few pixels narrower can wrap one more line.
+        spacing = self.fontMetrics().lineSpacing()
+        return rows * spacing + spacing // 2 + margins.top() + margins.bottom() + document
 
     def _refresh_selections(self) -> None:
         # The current line first, so the error's tint wins on the error's own line.
@@ -188,7 +211,10 @@ class CodeEditor(QPlainTextEdit):
             block = block.next()
         margins = self.contentsMargins()
         document = 2 * round(self.document().documentMargin())
-        return rows * self.fontMetrics().lineSpacing() + margins.top() + margins.bottom() + document
+        # Half a line spare: a line's wrapping is measured at the width the editor has now,
+        # and the splitter settling it a few pixels narrower can wrap one more line.
+        spacing = self.fontMetrics().lineSpacing()
+        return rows * spacing + spacing // 2 + margins.top() + margins.bottom() + document
 
     # -- gutter ------------------------------------------------------------------------
 

@@ -22,8 +22,10 @@ from gui.widgets.code_editor import CodeEditor
 from gui.widgets.diagnostics_tabs import DiagnosticsTabs
 from gui.widgets.status_strip import StatusStrip
 
-# The most of the code panel the explanation takes by itself to show its whole text.
+# The most of the code panel the explanation takes by itself to show its whole text...
 MAX_EXPLANATION_SHARE = 0.6
+# ...or more, while the code keeps this many lines (an error and its fix come first).
+CODE_LINES_KEPT = 4
 
 
 class CodeEditorPanel(QWidget):
@@ -97,17 +99,21 @@ class CodeEditorPanel(QWidget):
 
     def fit_explanation(self, shrink: bool = False) -> None:
         """Give the explanation the height its text needs (at most
-        :data:`MAX_EXPLANATION_SHARE` of the panel), the code the rest. Without
+        :data:`MAX_EXPLANATION_SHARE` of the panel, or more while the code keeps
+        :data:`CODE_LINES_KEPT` lines), the code the rest. Without
         ``shrink`` it only ever grows: an error that comes and goes while typing must not
         move the editor's edge back and forth."""
         total = sum(self._splitter.sizes())
         if total <= 0:
             return
         least = self._tabs.minimumSizeHint().height()
-        need = max(least, min(self._tabs.needed_height(), round(total * MAX_EXPLANATION_SHARE)))
+        code_least = min(self._editor.needed_height(), self._editor.lines_height(CODE_LINES_KEPT))
+        most = max(round(total * MAX_EXPLANATION_SHARE), total - code_least)
+        need = max(least, min(self._tabs.needed_height(), most))
         tabs = self._splitter.sizes()[1]
         if need > tabs or (shrink and need != tabs):
             self._splitter.setSizes([total - need, need])
+        self._editor.reveal_error()
 
     def flush(self) -> None:
         """Send text still waiting for the typing pause to the session now (before saving)."""

@@ -32,7 +32,7 @@ from gui.model.views.lesson_controls import lesson_text, named_controls
 from gui.resources import lesson_paths
 from gui.widgets.edge_label_item import EDGE_FONT_SIZE
 from gui.widgets.graph_view import READABLE_TEXT_PX
-from gui.widgets.main_window import PRESENTATION_SCALE, MainWindow
+from gui.widgets.main_window import GRAPH_LEAST_SHARE, PRESENTATION_SCALE, MainWindow
 from tests.e2e.conftest import Explorer, open_lesson, press, settle, status_bar_texts
 from tests.fixtures import drag_slider, handle_center
 
@@ -235,6 +235,75 @@ def test_presentation_mode_enlarges_everything_and_cuts_nothing_off(
     assert _box(window).fontInfo().pixelSize() > before["box"]
     assert _tick_font(window) >= before["ticks"] * 1.3
     assert_nothing_cut_off(qtbot, window)
+
+
+@pytest.mark.parametrize("big", [False, True], ids=["normal", "presentation"])
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_window_fits_the_screen_and_the_graph_gets_its_share(
+    qtbot: QtBot, make_explorer: MakeExplorer, size: tuple[int, int], big: bool
+) -> None:
+    # The widest lesson controls (lesson 5: a 2x2 gradient) in the narrowest window.
+    explorer = open_at(qtbot, make_explorer, "05-gradients-accumulate", size, big)
+    window = explorer.window
+    qtbot.wait(50)
+    assert window.size().toTuple() == size, "no minimum wider or taller than the screen"
+    assert window.minimumSizeHint().width() <= size[0]
+    assert window.graph.width() >= GRAPH_LEAST_SHARE * size[0] - 10
+    # Too narrow for three columns: the plots and node details are tabs beside the controls.
+    assert window.compact() == (size[0] < 1280 or big)
+    tabs = [window.controls.tabText(i) for i in range(window.controls.count())]
+    assert ("Plots" in tabs) == window.compact()
+    assert_nothing_cut_off(qtbot, window)
+
+
+def test_compact_node_details_come_up_when_a_node_is_clicked(
+    qtbot: QtBot, make_explorer: MakeExplorer
+) -> None:
+    explorer = open_at(qtbot, make_explorer, "03-chain-rule-leaves-only", (1024, 768), False)
+    window = explorer.window
+    assert window.compact()
+    before = window.controls.currentWidget()
+    explorer.session.select_node(next(iter(explorer.snapshot.result.graph.nodes)).key)  # type: ignore[union-attr]
+    assert window.controls.currentWidget() is window.details
+    window.details.close_button.click()
+    assert window.controls.currentWidget() is before
+    window.resize(1280, 720)  # wide enough again: the right column comes back
+    qtbot.waitUntil(lambda: not window.compact())
+    assert window.plots.isVisible() and window.details.isVisible()
+    assert window.controls.count() == 2
+
+
+BROKEN = "x = torch.tensor([1., 2.], requires_grad=True)\ny = x**2\ny.backward()\n"
+
+
+@pytest.mark.parametrize("big", [False, True], ids=["normal", "presentation"])
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_broken_code_shows_its_line_the_explanation_and_the_fix_without_scrolling(
+    qtbot: QtBot, make_explorer: MakeExplorer, size: tuple[int, int], big: bool
+) -> None:
+    explorer = open_at(qtbot, make_explorer, "05-gradients-accumulate", size, big)
+    window = explorer.window
+    explorer.session.set_code(BROKEN)
+    snapshot = settle(qtbot, explorer.session)
+    assert snapshot.error is not None and snapshot.error.fix
+    browser = window.editor._tabs._explanation
+    editor = window.editor.editor()
+
+    def fix_in_view() -> bool:
+        document = browser.document()
+        found = document.find("Fix:")
+        if found.isNull():
+            return False
+        bottom = browser.cursorRect(found).bottom()
+        # The whole explanation down to the end of the fix's paragraph.
+        end = document.find(snapshot.error.fix.split()[-1], found)  # type: ignore[union-attr]
+        bottom = max(bottom, browser.cursorRect(end).bottom())
+        return browser.verticalScrollBar().value() == 0 and bottom <= browser.viewport().height()
+
+    qtbot.waitUntil(fix_in_view, timeout=3000)
+    line = editor.document().findBlockByNumber(2)  # y.backward(), the line that failed
+    rect = editor.blockBoundingGeometry(line).translated(editor.contentOffset())
+    assert editor.viewport().rect().contains(rect.toRect()), "the failing line shows"
 
 
 def _box(window: MainWindow) -> QWidget:

@@ -339,22 +339,22 @@ def test_geometry_and_splitters_come_back_in_a_new_window(
     qtbot: QtBot, make_explorer: Callable[..., Explorer]
 ) -> None:
     # Qt fits a restored window to the screen: offscreen's is 800x800.
-    # A narrow window is as wide as its columns' minimums (nothing cut off), which leaves
-    # the columns no room to move: the vertical splitter of the plots and the node details
-    # is dragged instead.
+    # A narrow window is compact (the plots and node details are tabs, see
+    # MainWindow.compact), and keeps the size it was given: the vertical splitter of the
+    # code and the controls is dragged.
     first = make_explorer(size=(780, 640))
     size = first.window.size()
-    assert size.height() == 640 and size.width() <= 800
-    start = splitter_sizes(first.window)["right"]
-    drag_handle(qtbot, first.window, "right", 1, 0, -40)
+    assert size.toTuple() == (780, 640) and first.window.compact()
+    start = splitter_sizes(first.window)["left"]
+    drag_handle(qtbot, first.window, "left", 1, 0, -40)
     moved = splitter_sizes(first.window)
-    assert moved["right"][0] == pytest.approx(start[0] - 40, abs=3)
+    assert moved["left"][0] == pytest.approx(start[0] - 40, abs=3)
     assert first.window.close()
     second = make_explorer(settings_path=first.settings_path, size=None)
-    assert second.window.size() == size
+    assert second.window.size() == size and second.window.compact()
     assert splitter_sizes(second.window) == moved
     second.window.commands["reset_layout"].trigger()
-    assert splitter_sizes(second.window)["right"] != moved["right"]
+    assert splitter_sizes(second.window)["left"] != moved["left"]
 
 
 def test_a_first_window_starts_at_1280_by_720(
