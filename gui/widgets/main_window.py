@@ -353,6 +353,7 @@ class MainWindow(QMainWindow):
         self._progress_timer = QTimer(self)
         self._progress_timer.setInterval(200)
         self._progress_timer.timeout.connect(self._show_progress)
+        self._shown_time_limit = self._session.time_limit
         self._show_time_limit(self._session.time_limit)
 
     def set_time_limit(self, seconds: float) -> None:
@@ -374,7 +375,9 @@ class MainWindow(QMainWindow):
     def _follow_running(self, snapshot: Snapshot) -> None:
         """While a run is in flight, time it; past a moment the status bar shows the seconds
         (the engine answers once, at the end: the count of calls comes with the result)."""
-        self._show_time_limit(snapshot.time_limit)
+        if snapshot.time_limit != self._shown_time_limit:  # not on every tick: menus cost
+            self._shown_time_limit = snapshot.time_limit
+            self._show_time_limit(snapshot.time_limit)
         if snapshot.running and self._ever_ran:
             if self._run_started is None:
                 self._run_started = time.monotonic()
@@ -421,8 +424,13 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self, self._arrange_for_document)
         name = Path(snapshot.path).name if snapshot.path else "untitled"
         title = snapshot.title or name
-        self.setWindowTitle(f"{title}[*] — {APP_NAME}")
-        self.setWindowModified(self._unsaved(snapshot))
+        # Only when they change: each call posts an event that repaints the window's frame.
+        window_title = f"{title}[*] — {APP_NAME}"
+        if self.windowTitle() != window_title:
+            self.setWindowTitle(window_title)
+        unsaved = self._unsaved(snapshot)
+        if self.isWindowModified() != unsaved:
+            self.setWindowModified(unsaved)
         live = self.commands["live"]
         if live.isChecked() != snapshot.live:
             live.blockSignals(True)
