@@ -36,6 +36,7 @@ from PySide6.QtSvg import QSvgRenderer  # noqa: E402
 from PySide6.QtWidgets import QAbstractSlider, QApplication  # noqa: E402
 
 from gui.model.engine_process import EngineProcess  # noqa: E402
+from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS  # noqa: E402
 from gui.model.session import Session, load_session  # noqa: E402
 from gui.resources import lesson_paths  # noqa: E402
 from gui.widgets.main_window import MainWindow  # noqa: E402
@@ -74,7 +75,8 @@ def walkthrough(
 
     def window_on(stem: str) -> tuple[MainWindow, Session]:
         settings = QSettings(str(settings_dir / f"{stem}.ini"), QSettings.Format.IniFormat)
-        session = Session(engine.run, dispatcher, 10.0)
+        # The app's own default limit: the pictures show what a new user sees.
+        session = Session(engine.run, dispatcher, DEFAULT_TIME_LIMIT_SECONDS)
         window = MainWindow(session, settings)
         window.resize(1280, 720)
         window.show()
