@@ -218,6 +218,10 @@ GENERATOR_METHODS: tuple[str, ...] = (
     "get_state",
     "set_state",
 )
+RANDOM_STATE_METHODS: tuple[str, ...] = (
+    "seed", "rand", "randn", "random", "random_sample", "randint", "normal", "uniform",
+    "choice", "shuffle", "permutation", "standard_normal",
+)  # fmt: skip
 NUMPY_GENERATOR_METHODS: tuple[str, ...] = (
     "random", "normal", "uniform", "integers", "choice", "permutation", "shuffle",
     "standard_normal",
@@ -715,6 +719,10 @@ def _objects() -> list[object]:
         cls = getattr(torch.utils.data, name)
         objects += _public_methods(cls, torch.utils.data.Dataset if name != "DataLoader" else cls)
     objects += _named(np.random.Generator, NUMPY_GENERATOR_METHODS)
+    # `np.random.RandomState(0).randn(...)`, as older tutorials seed their data: its own
+    # state, nothing process-wide.
+    objects.append(np.random.RandomState)
+    objects += _named(np.random.RandomState, RANDOM_STATE_METHODS)
     for plain in PLAIN_TYPES_WITH_METHODS:
         objects += [v for n, v in vars(plain).items() if not n.startswith("_") and callable(v)]
     # `format` on a str is listed with the other str methods; the guard checks its template.
