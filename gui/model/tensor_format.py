@@ -6,7 +6,7 @@ lesson notes):
 - a number the app computed (a value, a gradient) has 4 significant digits, torch style:
   :func:`format_number` (``35.11``, ``-2.419``, ``0.5000``, ``125.``, ``1.234e-04``);
 - a round number the app chose (an axis tick, a locked scale, an exponent) is written the
-  same way without trailing zeros: :func:`format_short` (``0.5``, ``40.``);
+  same way without trailing zeros: :func:`format_short` (``0.5``, ``40``);
 - a number the user set (a slider's box) is shown as set: :func:`format_input`.
 
 Also how wide such text is (:func:`text_width`), so boxes can be sized without a font engine.
@@ -106,14 +106,13 @@ def _format_number(v: object) -> str:
 def format_short(v: float) -> str:
     """A round number (an axis tick, a scale's end, a constant such as an exponent): the
     rules of :func:`format_number` without its trailing zeros, which would claim digits a
-    round number does not have: ``0.5``, ``2.5``, ``40.``, ``-20.``, ``1.5e+04``, ``5e-04``.
+    round number does not have: ``0.5``, ``2.5``, ``40``, ``-20``, ``1.5e+04``, ``5e-04``.
     """
     text = format_number(float(v))
     mantissa, e, exponent = text.partition("e")
-    if "." in mantissa and not mantissa.endswith("."):
-        mantissa = mantissa.rstrip("0")
-        if e and mantissa.endswith("."):
-            mantissa = mantissa[:-1]
+    if "." in mantissa:
+        # Nor torch's trailing dot of a whole float: an axis reads 40, 20, 0, not "40.".
+        mantissa = mantissa.rstrip("0").removesuffix(".")
     return f"{mantissa}{e}{exponent}"
 
 

@@ -37,13 +37,13 @@ def test_computed_numbers_have_four_significant_digits(value: float, text: str) 
     [
         (0.5, "0.5"),
         (2.5, "2.5"),
-        (40.0, "40."),
-        (-20.0, "-20."),
+        (40.0, "40"),
+        (-20.0, "-20"),
         (0.30000000000000004, "0.3"),  # an axis tick's float noise is not shown
         (0.015, "0.015"),
         (5e-4, "5e-04"),
-        (1.5e4, "15000."),
-        (0.0, "0."),
+        (1.5e4, "15000"),
+        (0.0, "0"),
     ],
 )
 def test_round_numbers_drop_trailing_zeros(value: float, text: str) -> None:

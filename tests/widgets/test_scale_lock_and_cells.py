@@ -49,7 +49,7 @@ def test_locked_doubling_v_doubles_the_bar_on_the_same_axis(
     assert final_marks(bars)[0] == pytest.approx(2 * height, rel=1e-5)
     assert bars.y_range() == axis and history.y_range() == history_axis
     assert x_fill(graph, session) != fill  # twice the gradient, a darker red
-    assert graph.legend.texts() == ["-40.", "0", "40."]
+    assert graph.legend.texts() == ["-40", "0", "40"]
     assert not graph.beyond.isVisible()
 
 
@@ -77,7 +77,7 @@ def test_beyond_the_locked_scale_the_legend_says_so_and_rescale_fits(
     graph.rescale_action.trigger()
     assert session.snapshot.locked_scale == 80.0
     assert not graph.beyond.isVisible()
-    assert plots.bars("x").y_range()[1] > 80 and graph.legend.texts()[-1] == "80."
+    assert plots.bars("x").y_range()[1] > 80 and graph.legend.texts()[-1] == "80"
 
 
 def test_the_lock_follows_the_session_without_echo(
