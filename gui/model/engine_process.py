@@ -158,7 +158,9 @@ class EngineProcess:
             job = Job(self._next_id, request)
             started = time.monotonic()
             enforced = ready.isolation == "fork"
-            margin = ANSWER_MARGIN_SECONDS if enforced else 0.0
+            # The first process of an engine hands a program it refuses to a warm one,
+            # which runs it again from the start (see engine.fork_server): twice the limit.
+            margin = ANSWER_MARGIN_SECONDS + request.time_limit if enforced else 0.0
             try:
                 assert self._conn is not None
                 self._conn.send(job)
@@ -193,6 +195,8 @@ class EngineProcess:
                 return None
             message = wire.loads(self._conn.recv_bytes())
             if isinstance(message, Answer) and message.run_id == job.run_id:
+                if not isinstance(message.result, RunResult):
+                    raise TypeError("the engine answered something that is not a result")
                 return message
 
     def _kill(self) -> None:

@@ -18,6 +18,7 @@ import dataclasses
 import functools
 import io
 import pickle
+import pickletools
 from typing import Any
 
 from gui.model import request, result
@@ -25,6 +26,22 @@ from gui.model import request, result
 # Deeper pickles than this are refused: each level of ``loads`` inside a message (see
 # :func:`_nested_loads`) is another unpickler on the stack.
 MAX_NESTING = 4
+# Limits on a message's shape, checked on its opcodes before anything is built. Results
+# nest a few levels of dataclasses over tensors of at most 32 dimensions; a result is at
+# most 3 MB. A deeper structure crashes the interpreter when it is hashed or printed (in
+# C, without a depth check), and shared sub-lists expand when the window walks them (ten
+# references to ten references..., ten deep, is 10**10 numbers in under a kilobyte).
+MAX_DEPTH = 100
+MAX_EXPANDED = 20_000_000
+# Opcodes that name something outside the message: never in what the engine sends.
+_NEVER = frozenset({"PERSID", "BINPERSID", "EXT1", "EXT2", "EXT4", "INST", "OBJ",
+                    "NEXT_BUFFER", "READONLY_BUFFER"})  # fmt: skip
+# Opcodes that add items to the container below them on the stack.
+_ADD_ONE = {"APPEND": 1, "SETITEM": 2, "BUILD": 1}
+_ADD_MANY = frozenset({"APPENDS", "SETITEMS", "ADDITEMS"})
+_MEMO_PUT = frozenset({"PUT", "BINPUT", "LONG_BINPUT", "MEMOIZE"})
+_MEMO_GET = frozenset({"GET", "BINGET", "LONG_BINGET"})
+_SLICE = (pickletools.markobject, pickletools.stackslice)
 
 
 @functools.cache
@@ -67,10 +84,96 @@ def _nested_loads(data: object, depth: int) -> object:
         raise pickle.UnpicklingError("the engine sent a nested message that is not bytes")
     if depth > MAX_NESTING:
         raise pickle.UnpicklingError("the engine sent messages nested too deep")
-    return _MessageUnpickler(bytes(data), depth).load()
+    data = bytes(data)
+    check_shape(data)
+    return _MessageUnpickler(data, depth).load()
+
+
+def check_shape(data: bytes) -> None:
+    """Refuse a pickle nested deeper than :data:`MAX_DEPTH` or that would expand to more
+    than :data:`MAX_EXPANDED` items, reading its opcodes only (nothing is built).
+
+    Every value on the stack is a cell ``[depth, expanded size]``: a container is one
+    deeper than its deepest item and as big as all of them. The memo keeps the cells
+    themselves, so a container filled after it was memoized is counted at its full size
+    each time it is referenced again.
+    """
+    stack: list[list[int] | None] = []  # cells, and None for a mark
+    memo: dict[object, list[int]] = {}
+
+    def pop_to_mark() -> list[list[int]]:
+        items: list[list[int]] = []
+        while stack:
+            top = stack.pop()
+            if top is None:
+                return items
+            items.append(top)
+        raise pickle.UnpicklingError("the engine sent a malformed message (no mark)")
+
+    def pop() -> list[int]:
+        top = stack.pop() if stack else None
+        if top is None:
+            raise pickle.UnpicklingError("the engine sent a malformed message (stack)")
+        return top
+
+    def holding(container: list[int], items: list[list[int]]) -> list[int]:
+        container[0] = max([container[0], *(d + 1 for d, _ in items)])
+        container[1] += sum(n for _, n in items)
+        if container[0] > MAX_DEPTH or container[1] > MAX_EXPANDED:
+            raise pickle.UnpicklingError("the engine sent a message too deep or too big")
+        return container
+
+    try:
+        for opcode, arg, _ in pickletools.genops(data):
+            name = opcode.name
+            if name in _NEVER:
+                raise pickle.UnpicklingError(f"the engine sent a {name} opcode")
+            if name == "MARK":
+                stack.append(None)
+            elif name in _MEMO_PUT:
+                top = stack[-1] if stack else None
+                if top is None:
+                    raise pickle.UnpicklingError("the engine sent a malformed message (memo)")
+                memo[len(memo) if name == "MEMOIZE" else arg] = top
+            elif name in _MEMO_GET:
+                cell = memo.get(arg)
+                if cell is None:
+                    raise pickle.UnpicklingError("the engine sent a malformed message (memo)")
+                stack.append(cell)
+            elif name in _ADD_ONE:
+                items = [pop() for _ in range(_ADD_ONE[name])]
+                stack.append(holding(pop(), items))
+            elif name in _ADD_MANY:
+                items = pop_to_mark()
+                stack.append(holding(pop(), items))
+            elif name == "POP":
+                pop()
+            elif name == "POP_MARK":
+                pop_to_mark()
+            elif name == "DUP":
+                stack.append(stack[-1] if stack else pop())
+            elif name in ("PROTO", "FRAME", "STOP"):
+                continue
+            else:
+                # Everything else pops what it reads and pushes one new value made of it.
+                before = opcode.stack_before
+                items = pop_to_mark() if pickletools.markobject in before else []
+                reads = [b for b in before if b not in _SLICE]
+                items += [pop() for _ in reads]
+                for _ in opcode.stack_after:
+                    stack.append(holding([0, 1], items))
+    except pickle.UnpicklingError:
+        raise
+    except Exception as exc:  # a truncated or garbled message
+        raise pickle.UnpicklingError(f"the engine sent a malformed message: {exc}") from exc
 
 
 def loads(data: bytes) -> object:
-    """One message from the engine: its own classes and plain data only (else
-    :class:`pickle.UnpicklingError`)."""
-    return _nested_loads(data, depth=0)
+    """One message from the engine: its own classes and plain data only, of a bounded
+    shape (else :class:`pickle.UnpicklingError`, whatever went wrong)."""
+    try:
+        return _nested_loads(data, depth=0)
+    except pickle.UnpicklingError:
+        raise
+    except Exception as exc:  # MemoryError, ValueError, UnicodeDecodeError...
+        raise pickle.UnpicklingError(f"the engine sent an unreadable message: {exc}") from exc

@@ -25,6 +25,7 @@ import math
 import random
 import sys
 import time
+import typing
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -55,7 +56,7 @@ from gui.model.engine.capture import (
 from gui.model.engine.graph_walk import Naming, walk_graph
 from gui.model.engine.recorder import ForwardRecorder
 from gui.model.engine.tensors import tensor_data
-from gui.model.request import BackwardStep, RunRequest, retains_graph
+from gui.model.request import BackwardStep, Program, RunRequest, retains_graph
 from gui.model.result import MAX_STEP_VALUES, Explanation, Graph, RunResult, TensorData
 
 # A training loop can call backward thousands of times; past these budgets a step records
@@ -661,7 +662,32 @@ def run_program(request: RunRequest) -> RunResult:
     random.seed(program.seed)  # `import random` starts from the same state on every run
     np.random.seed(program.seed % 2**32)  # and numpy's global generator
     guard.reset_run_state()
+    _forget_library_caches()
     torch.set_printoptions(profile="default")
+    try:
+        return _run_checked(run, program, request, statements, started)
+    finally:
+        # Nothing of this program may wait in a library's cache for the next run.
+        _forget_library_caches()
+
+
+def _forget_library_caches() -> None:
+    """Empty the caches of library code a program reaches that can hold its objects:
+    ``typing.Optional[obj]`` keeps ``obj`` and, on the next run's lookup, calls its
+    ``__eq__`` (the previous program's code) on the new program's objects."""
+    for cleanup in getattr(typing, "_cleanups", ()):
+        cleanup()
+
+
+def _run_checked(
+    run: _Run,
+    program: Program,
+    request: RunRequest,
+    statements: tuple[tuple[CodeType, int], ...],
+    started: float,
+) -> RunResult:
+    """The checked program's run, from pristine settings: its code, then the backward
+    calls of the session."""
     with warnings.catch_warnings():
         warnings.simplefilter("always")
         warnings.showwarning = run.warned

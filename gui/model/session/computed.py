@@ -56,11 +56,17 @@ def compute(
     """
     try:
         result = run(request)
+        if not isinstance(result, RunResult):  # never trusted: it came from another process
+            raise TypeError(f"the engine answered a {type(result).__name__}, not a result")
     except Exception as exc:  # the engine process failed: say so, keep the window alive
         result = failed_result(_engine_error(exc), seed=request.program.seed)
     if outdated():
         return Computed(request, result, None, show_saved, cancelled=True)
-    return lay_out(layouts, Computed(request, result, None, show_saved), show_saved, outdated)
+    try:
+        return lay_out(layouts, Computed(request, result, None, show_saved), show_saved, outdated)
+    except Exception as exc:  # a result with fields of the wrong kind: still an answer
+        failed = failed_result(_engine_error(exc), seed=request.program.seed)
+        return Computed(request, failed, None, show_saved)
 
 
 def lay_out(
