@@ -32,7 +32,13 @@ MAX_NESTING = 4
 # C, without a depth check), and shared sub-lists expand when the window walks them (ten
 # references to ten references..., ten deep, is 10**10 numbers in under a kilobyte).
 MAX_DEPTH = 100
-MAX_EXPANDED = 20_000_000
+MAX_EXPANDED = 2_000_000
+# Hashing a tuple (or frozenset) nested ~200,000 deep crashes the interpreter in C (50,000
+# measured harmless on a thread's stack): a message with fewer bytes that could build one
+# level of them than this cannot be that deep, and skips the slow opcode-by-opcode check
+# of :func:`check_shape` (about a second for a long training loop's result).
+_NESTING_OPCODES = (b"\x85", b"\x86", b"\x87", b"t", b"\x91")
+CHEAP_NESTING = 20_000
 # Opcodes that name something outside the message: never in what the engine sends.
 _NEVER = frozenset({"PERSID", "BINPERSID", "EXT1", "EXT2", "EXT4", "INST", "OBJ",
                     "NEXT_BUFFER", "READONLY_BUFFER"})  # fmt: skip
@@ -85,8 +91,31 @@ def _nested_loads(data: object, depth: int) -> object:
     if depth > MAX_NESTING:
         raise pickle.UnpicklingError("the engine sent messages nested too deep")
     data = bytes(data)
-    check_shape(data)
-    return _MessageUnpickler(data, depth).load()
+    if sum(data.count(op) for op in _NESTING_OPCODES) > CHEAP_NESTING:
+        check_shape(data)  # slow (Python reads every opcode): only when it could matter
+    message = _MessageUnpickler(data, depth).load()
+    check_expanded(message)
+    return message
+
+
+def check_expanded(message: object) -> None:
+    """Refuse a message that would expand to more than :data:`MAX_EXPANDED` items when
+    walked (shared sub-lists count each time they are reached): the window walks them."""
+    budget = MAX_EXPANDED
+    pending = [message]
+    while pending:
+        value = pending.pop()
+        budget -= 1
+        if budget < 0:
+            raise pickle.UnpicklingError("the engine sent a message that expands too far")
+        kind = type(value)
+        if kind is list or kind is tuple or kind is set or kind is frozenset:
+            pending.extend(value)  # type: ignore[arg-type]
+        elif kind is dict:
+            pending.extend(value.keys())  # type: ignore[attr-defined]
+            pending.extend(value.values())  # type: ignore[attr-defined]
+        elif hasattr(value, "__dataclass_fields__"):
+            pending.extend(vars(value).values())
 
 
 def check_shape(data: bytes) -> None:
