@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 
 from gui.model.result import NestedValues, TensorData, TensorSummary
 
@@ -131,6 +132,13 @@ def format_input(value: float, decimals: int) -> str:
 
 def format_shape(shape: Sequence[int]) -> str:
     """``"scalar"`` for 0-d, else the tuple as Python writes it: ``"(3,)"``, ``"(2, 2)"``."""
+    if type(shape) is tuple:  # a result's shapes: the same few on every slider tick
+        return _shape_text(shape)
+    return _shape_text(tuple(shape))
+
+
+@lru_cache(maxsize=1024)
+def _shape_text(shape: tuple[int, ...]) -> str:
     if len(shape) == 0:
         return "scalar"
     return str(tuple(int(d) for d in shape))

@@ -24,6 +24,7 @@ from gui.widgets.plot_style import (
     BEFORE_COLOR,
     FINAL_COLOR,
     TEXT_COLOR,
+    QuickCurve,
     StickyRange,
     ValueAxis,
     fit_title,
@@ -60,7 +61,7 @@ class GradBars(pg.PlotWidget):
         )
         self.added = pg.BarGraphItem(x=self._xs, height=zeros, y0=zeros, width=BAR_WIDTH)
         # PlotCurveItem, not PlotDataItem: setData costs a tenth (it moves on every tick).
-        self.final = pg.PlotCurveItem(connect="pairs", pen=pg.mkPen(FINAL_COLOR, width=3))
+        self.final = QuickCurve(connect="pairs", pen=pg.mkPen(FINAL_COLOR, width=3))
         self._zero = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen(AXIS_COLOR, width=1))
         self._bar_items = (self._zero, self.before, self.added, self.final)
         for item in self._bar_items:
@@ -148,7 +149,7 @@ class GradBars(pg.PlotWidget):
             x=xs, y0=list(data.before), height=list(data.added), brushes=colors, pens=pens
         )
         half = MARKER_WIDTH / 2
-        self.final.setData(
+        self.final.set_points(
             [x + d for x in xs for d in (-half, half)], [v for v in data.after for _ in (0, 1)]
         )
 

@@ -3,8 +3,17 @@ and number editor (sliders, a table, or only a summary when it is too large to e
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
+from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from gui.model.drawing.colors import LEAF_BORDER, LEAF_FILL
 from gui.model.result import FULL_VALUES_LIMIT, TensorData
@@ -19,6 +28,58 @@ _BADGE_STYLE = (
     f"background: {LEAF_FILL}; border: 1px solid {LEAF_BORDER}; border-radius: 4px;"
     " padding: 0px 4px;"
 )
+
+
+class _WrapHost(QWidget):
+    """Holds a word-wrapped label, without a layout of its own.
+
+    The ``.grad`` line changes on every slider tick, and ``QLabel.setText`` has its parent's
+    layout redone, which redoes every layout up the inputs column (~1 ms a tick). Here the
+    label's request reaches this host, which passes it on only when the room the label
+    needs changed: another height at this width, or another least width.
+    """
+
+    def __init__(self, label: QLabel) -> None:
+        super().__init__()
+        label.setParent(self)
+        self._label = label
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+        self._needs: tuple[int, int] | None = None
+
+    def _room(self) -> tuple[int, int]:
+        # The widest word stands for the least width (QLabel's own minimumSizeHint lays the
+        # text out again, which cost more than the relayout it would spare).
+        metrics = self._label.fontMetrics()
+        widest = max((metrics.horizontalAdvance(w) for w in self._label.text().split()), default=0)
+        return self._label.heightForWidth(self.width()), widest
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        return self._label.heightForWidth(width)
+
+    def sizeHint(self) -> QSize:
+        return self._label.sizeHint()
+
+    def minimumSizeHint(self) -> QSize:
+        return self._label.minimumSizeHint()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._label.setGeometry(self.rect())
+        self._needs = self._room()
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.LayoutRequest:
+            needs = self._room()
+            if needs != self._needs:
+                self._needs = needs
+                self.updateGeometry()
+            return True
+        return super().event(event)
 
 
 class LeafGroup(QFrame):
@@ -40,7 +101,7 @@ class LeafGroup(QFrame):
         self.grad_label = QLabel()
         self.grad_label.setWordWrap(True)
         self.grad_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(self.grad_label)
+        layout.addWidget(_WrapHost(self.grad_label))
         self.editor: TensorEditor | None = None
         self.range_editor = RangeEditor()
         self.reset = QPushButton("Reset to code")

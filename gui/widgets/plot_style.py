@@ -158,9 +158,28 @@ class StickyRange:
         return self.low, self.high
 
 
+class QuickCurve(pg.PlotCurveItem):
+    """A ``PlotCurveItem`` that is told its data's bounds with its points.
+
+    pyqtgraph finds them again with numpy after every ``setData`` (~0.1 ms per curve per
+    slider tick for a handful of points); here they come from the plain lists given.
+    """
+
+    def set_points(self, xs: Sequence[float], ys: Sequence[float]) -> None:
+        """Show the points ``(xs[i], ys[i])``; non-finite ones leave gaps."""
+        self.setData(xs, ys)
+        if not xs:
+            return  # pyqtgraph answers "no bounds" for no data by itself
+        for ax, values in ((0, xs), (1, ys)):
+            finite = [float(v) for v in values if math.isfinite(v)]
+            bounds = (min(finite), max(finite)) if finite else (None, None)
+            # The cache pyqtgraph's own dataBounds fills (same key: the whole range).
+            self._boundsCache[ax] = [(1.0, None), bounds]
+
+
 class ValueAxis(pg.AxisItem):
     """An axis whose tick labels are written in the app's number format
-    (:func:`~gui.model.tensor_format.format_short`: ``0.5``, ``40.``, ``1.5e+04``), as the
+    (:func:`~gui.model.tensor_format.format_short`: ``0.5``, ``40``, ``1.5e+04``), as the
     graph and the legend write numbers, rather than pyqtgraph's own."""
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:

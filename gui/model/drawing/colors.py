@@ -211,8 +211,25 @@ def dominant_value(t: TensorData | None) -> float | None:
         if math.isnan(low) or math.isnan(high):
             return math.nan
         return high if abs(high) >= abs(low) else low
+    values = t.values
+    # The usual case, a float or a flat list of floats, without the generic walk (a slider
+    # tick on a big graph asks this of every gradient two or three times).
+    if type(values) is float:
+        return values
+    if type(values) is list:
+        largest: float | None = None
+        size = -1.0
+        for v in values:
+            if type(v) is not float:
+                break  # nested, or not floats: the generic walk below
+            if v != v:
+                return math.nan
+            if abs(v) > size:
+                largest, size = v, abs(v)
+        else:
+            return largest
     best: float | None = None
-    for v in iter_values(t.values):
+    for v in iter_values(values):
         if isinstance(v, complex):
             v = abs(v)
         if not isinstance(v, int | float):

@@ -110,8 +110,12 @@ def element_cells(grad: TensorData | None, scale: float) -> CellStrip | None:
         return None
     if grad.values is None:
         return CellStrip((), grad.numel)
-    colors: list[str] = []
-    for v in iter_values(grad.values):
+    values = grad.values
+    if type(values) is list and all(type(v) is float for v in values):  # the usual case
+        colors = [diverging_color(v, scale) for v in values[:MAX_CELLS]]
+        return CellStrip(tuple(colors), grad.numel - len(colors))
+    colors = []
+    for v in iter_values(values):
         if len(colors) == MAX_CELLS:
             break
         number = abs(v) if isinstance(v, complex) else v
