@@ -78,7 +78,6 @@ class _Spare:
     started: float = 0.0
     time_limit: float = 0.0
     answering: bool = False
-
     answered: float = 0.0  # when it started answering
 
     @property
@@ -126,7 +125,9 @@ class ForkServer:
         """Finish warming up while the first owner serves the window's first run, then fork
         the standby from the warm process. The first owner stays cold: a program it refuses
         is handed to a warm process (see :meth:`_Owner.serve`)."""
-        with contextlib.suppress(Exception):  # each spare then completes the list itself
+        # Should it fail, the list counts as complete all the same: optimizers stay refused,
+        # and a refused program is never handed on again (no loop).
+        with contextlib.suppress(Exception):
             warm_up_the_rest()
         gc.freeze()  # what warming made lives as long as the process too
         self._warm = True
@@ -182,7 +183,6 @@ class ForkServer:
         elif kind == "answering":
             owner.answering = True
             owner.answered = time.monotonic()
-
         elif kind == "idle":
             owner.run_id = None
         elif kind == "handoff":
