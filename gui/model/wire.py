@@ -19,6 +19,7 @@ import functools
 import io
 import pickle
 import pickletools
+import types
 from typing import Any
 
 from gui.model import request, result
@@ -51,10 +52,11 @@ _SLICE = (pickletools.markobject, pickletools.stackslice)
 
 
 @functools.cache
-def _message_classes() -> dict[tuple[str, str], type]:
-    """The classes a message may hold, by (module, qualified name), as pickle names them."""
+def _message_classes(modules: tuple[types.ModuleType, ...]) -> dict[tuple[str, str], type]:
+    """The classes a message may hold, by (module, qualified name), as pickle names them:
+    the dataclasses defined in ``modules``."""
     found: dict[tuple[str, str], type] = {}
-    for module in (result, request):
+    for module in modules:
         for value in vars(module).values():
             if (
                 isinstance(value, type)
@@ -68,24 +70,25 @@ def _message_classes() -> dict[tuple[str, str], type]:
 class _MessageUnpickler(pickle.Unpickler):
     """An unpickler that finds only the engine's message classes."""
 
-    def __init__(self, data: bytes, depth: int) -> None:
+    def __init__(self, data: bytes, depth: int, modules: tuple[types.ModuleType, ...]) -> None:
         super().__init__(io.BytesIO(data))
         self._depth = depth
+        self._modules = modules
 
     def find_class(self, module: str, name: str) -> Any:
-        found = _message_classes().get((module, name))
+        found = _message_classes(self._modules).get((module, name))
         if found is not None:
             return found
         if (module, name) in (("_pickle", "loads"), ("pickle", "loads")):
             # The child sends a result it already pickled (to measure it) as the call
             # ``loads(those bytes)``: read them the same careful way.
-            return functools.partial(_nested_loads, depth=self._depth + 1)
+            return functools.partial(_nested_loads, depth=self._depth + 1, modules=self._modules)
         raise pickle.UnpicklingError(
             f"the engine sent {module}.{name}, which is not one of its message types"
         )
 
 
-def _nested_loads(data: object, depth: int) -> object:
+def _nested_loads(data: object, depth: int, modules: tuple[types.ModuleType, ...]) -> object:
     if not isinstance(data, bytes | bytearray):
         raise pickle.UnpicklingError("the engine sent a nested message that is not bytes")
     if depth > MAX_NESTING:
@@ -93,7 +96,7 @@ def _nested_loads(data: object, depth: int) -> object:
     data = bytes(data)
     if sum(data.count(op) for op in _NESTING_OPCODES) > CHEAP_NESTING:
         check_shape(data)  # slow (Python reads every opcode): only when it could matter
-    message = _MessageUnpickler(data, depth).load()
+    message = _MessageUnpickler(data, depth, modules).load()
     check_expanded(message)
     return message
 
@@ -197,11 +200,15 @@ def check_shape(data: bytes) -> None:
         raise pickle.UnpicklingError(f"the engine sent a malformed message: {exc}") from exc
 
 
-def loads(data: bytes) -> object:
-    """One message from the engine: its own classes and plain data only, of a bounded
-    shape (else :class:`pickle.UnpicklingError`, whatever went wrong)."""
+ENGINE_MESSAGES = (result, request)
+
+
+def loads(data: bytes, modules: tuple[types.ModuleType, ...] = ENGINE_MESSAGES) -> object:
+    """One message from another of the app's processes: the dataclasses of ``modules``
+    (the engine's: :mod:`gui.model.result` and :mod:`gui.model.request`) and plain data
+    only, of a bounded shape (else :class:`pickle.UnpicklingError`, whatever went wrong)."""
     try:
-        return _nested_loads(data, depth=0)
+        return _nested_loads(data, depth=0, modules=modules)
     except pickle.UnpicklingError:
         raise
     except Exception as exc:  # MemoryError, ValueError, UnicodeDecodeError...

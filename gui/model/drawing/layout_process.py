@@ -29,6 +29,8 @@ from collections.abc import Callable, Mapping
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
+from gui.model import result, wire
+from gui.model.drawing import layout, layout_worker
 from gui.model.drawing.layout import GraphLayout
 from gui.model.drawing.layout_worker import (
     JobFailed,
@@ -38,6 +40,9 @@ from gui.model.drawing.layout_worker import (
     WorkerReady,
 )
 from gui.model.result import Explanation, Graph, StepRecord, TensorData
+
+# What the layout worker may send back: its replies, the layouts and the result types in them.
+LAYOUT_MESSAGES = (layout_worker, layout, result)
 
 # The child's main module, by name: tests swap in one that misbehaves on purpose.
 LAYOUT_WORKER = "gui.model.drawing.layout_worker"
@@ -237,7 +242,9 @@ class LayoutProcess:
             if conn not in ready:
                 continue
             try:
-                message = conn.recv()
+                # Read as carefully as the engine's answers: the graph Graphviz lays out
+                # comes from a stranger's program, and its labels reach native code there.
+                message = wire.loads(conn.recv_bytes(), LAYOUT_MESSAGES)
             except (EOFError, OSError, pickle.UnpicklingError) as exc:
                 raise self._failed(LAYOUT_CRASHED, self._exit_detail() or str(exc)) from exc
             if job_id is None and isinstance(message, WorkerReady):

@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -200,3 +201,23 @@ def test_the_window_process_never_loads_graphviz() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_reply_that_names_other_code_is_refused_not_run(tmp_path: Path) -> None:
+    """Graphviz's worker lays out labels from a stranger's program in native code: its
+    replies are read like the engine's, so a pickle naming ``os.mkdir`` builds nothing
+    and the request fails plainly (the worker is replaced)."""
+    import multiprocessing
+
+    marker = tmp_path / "window-marker"
+    worker = LayoutProcess()
+    parent, child = multiprocessing.Pipe()
+    worker._conn = parent
+    child.send_bytes(f"cos\nmkdir\n(S'{marker}'\ntR.".encode())
+    try:
+        with pytest.raises(LayoutUnavailable):
+            worker._wait_for(None, time.monotonic() + 2.0, lambda: False)
+    finally:
+        worker.close()
+        child.close()
+    assert not marker.exists()
