@@ -7,7 +7,8 @@ the window never calls ``Connection.recv``: it reads the bytes and unpickles the
 :func:`loads`, which builds only the engine's own message classes (the dataclasses of
 :mod:`gui.model.result` and :mod:`gui.model.request`, by identity) and plain data
 (numbers, strings, bytes, tuples, lists, dicts, sets). Anything else is refused with
-:class:`pickle.UnpicklingError` before it is built.
+:class:`pickle.UnpicklingError` before it is built. The layout worker's replies are read
+the same way, with its own classes (the graphs it lays out come from the program).
 
 Kept free of torch and Qt: it runs in the window's process.
 """
@@ -27,9 +28,10 @@ from gui.model import request, result
 # Deeper pickles than this are refused: each level of ``loads`` inside a message (see
 # :func:`_nested_loads`) is another unpickler on the stack.
 MAX_NESTING = 4
-# Limits on a message's shape, checked on its opcodes before anything is built. Results
-# nest a few levels of dataclasses over tensors of at most 32 dimensions; a result is at
-# most 3 MB. A deeper structure crashes the interpreter when it is hashed or printed (in
+# Limits on a message's shape: its depth on its opcodes before anything is built (when it
+# could matter, see CHEAP_NESTING), its expanded size on what was built. Results nest a
+# few levels of dataclasses over tensors of at most 32 dimensions; a result is at most
+# 3 MB. A deeper structure crashes the interpreter when it is hashed or printed (in
 # C, without a depth check), and shared sub-lists expand when the window walks them (ten
 # references to ten references..., ten deep, is 10**10 numbers in under a kilobyte).
 MAX_DEPTH = 100
