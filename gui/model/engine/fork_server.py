@@ -371,11 +371,6 @@ class _Owner:
             # Off the tick's path: the GUI is drawing the answer meanwhile.
             pristine.restore(self._baseline)
             gc.collect()
-            if pristine.capture() != self._baseline:
-                # Something of the program still ran after its answer (a finaliser made
-                # by a finaliser): this process is no longer the same for the next run.
-                self._notes.send(("retired",))
-                return 0
             if self._should_retire(result):
                 self._notes.send(("retired",))
                 return 0
@@ -384,6 +379,10 @@ class _Owner:
     def _should_retire(self, result: RunResult) -> bool:
         error = result.error
         if error is not None and error.kind in RETIRING_ERRORS:
+            return True
+        if pristine.capture() != self._baseline:
+            # Something of the program still ran after its answer (a finaliser made by a
+            # finaliser): this process is no longer the same for the next run.
             return True
         grown = _peak_memory() - self._peak
         return self._runs >= MAX_RUNS_PER_PROCESS or grown > MAX_GROWTH_BYTES

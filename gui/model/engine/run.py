@@ -662,12 +662,12 @@ def run_program(request: RunRequest) -> RunResult:
     random.seed(program.seed)  # `import random` starts from the same state on every run
     np.random.seed(program.seed % 2**32)  # and numpy's global generator
     guard.reset_run_state()
-    _forget_library_caches()
     torch.set_printoptions(profile="default")
     try:
         return _run_checked(run, program, request, statements, started)
     finally:
-        # Nothing of this program may wait in a library's cache for the next run.
+        # Nothing of this program may wait in a library's cache for the next run (every
+        # run ends here, so the next one starts with them empty).
         _forget_library_caches()
 
 
