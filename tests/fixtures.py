@@ -265,25 +265,18 @@ def text_of(panel: NodeDetailsPanel) -> str:
 
 
 def heights(bars: GradBars) -> tuple[list[float], list[float], list[float]]:
-    """(already there, added, bottom of the added bar) as plotted."""
-    before = [float(v) for v in bars.before.opts["height"]]
-    added = [float(v) for v in bars.added.opts["height"]]
-    bottoms = [float(v) for v in bars.added.opts["y0"]]
-    return before, added, bottoms
+    """(already there, added, bottom of the added bar) as the bars hold them (the bar tests
+    in tests/widgets check that they are drawn there)."""
+    data = bars.data
+    bottoms = [after - added for after, added in zip(data.after, data.added, strict=True)]
+    return list(data.before), list(data.added), bottoms
 
 
 def final_marks(bars: GradBars) -> list[float]:
-    """The value after the call, one tick per element (each tick is a pair of points)."""
-    _, ys = bars.final.getData()
-    return [float(v) for v in ys[::2]]
+    """The value after the call, one tick per element."""
+    return list(bars.data.after)
 
 
 def curves(history: GradHistory) -> list[tuple[list[float], list[float]]]:
-    """Each curve's (xs, ys) as plotted (both empty when nothing is)."""
-    out = []
-    for curve in history.curves:
-        xs, ys = curve.getData()
-        if xs is None:  # nothing plotted
-            xs, ys = [], []
-        out.append(([float(v) for v in xs], [float(v) for v in ys]))
-    return out
+    """Each curve's (xs, ys) as plotted, missing values left out (both empty when none)."""
+    return history.points()

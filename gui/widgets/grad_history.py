@@ -4,36 +4,26 @@ x is the backward call's number (1, 2, ...), y the value ``.grad`` held after it
 per element for small leaves, the norm for bigger ones. Where ``.grad`` changed between two
 calls (zeroed, typically) the line drops at the half step and a dashed "zeroed" line says
 why; failed calls get a red line; the step the other views show is highlighted. Clicking
-near a step asks for that step (the panel turns it into ``session.select_step``). The points
-come from :func:`gui.model.views.grad_history.history_data`.
+in the plot asks for the nearest step (the panel turns it into ``session.select_step``).
+The points come from :func:`gui.model.views.grad_history.history_data`; the plot itself is
+a :class:`~gui.widgets.plot_canvas.PlotCanvas`.
 """
 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
-import pyqtgraph as pg
-from pyqtgraph.graphicsItems.ScatterPlotItem import Symbols
-from pyqtgraph.GraphicsScene.mouseEvents import MouseClickEvent
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QPainter, QResizeEvent, QTransform
-from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPainterPath, QPen, QPixmap, QPolygonF
+from PySide6.QtWidgets import QWidget
 
 from gui.model import nested
+from gui.model.tensor_format import format_number
 from gui.model.views.grad_history import HistoryData, per_element, step_for_click
-from gui.widgets.plot_style import (
-    LOCKED_MARGIN,
-    TEXT_COLOR,
-    QuickCurve,
-    StickyRange,
-    ValueAxis,
-    fit_title,
-    label_ticks,
-    locked_range,
-    plot_font,
-    set_title,
-    style_plot,
-)
+from gui.model.views.grad_plots import LOCKED_MARGIN, StickyRange, locked_range
+from gui.widgets.plot_canvas import PlotCanvas, PlotLayout
+from gui.widgets.plot_style import TEXT_COLOR
 
 # Elements are categories, not signed amounts, so they take a colour-blind-safe categorical
 # palette (Okabe-Ito without its yellow and vermillion: yellow vanishes on white and
@@ -52,95 +42,67 @@ CURVE_SYMBOLS = ("o", "s", "t", "d", "t1", "p", "h", "star")
 FAILED_COLOR = "#c62828"
 ZEROED_COLOR = "#505050"
 SHOWN_COLOR = (255, 193, 7, 110)
+# Symbol size and highlight width in lines of the plot font, never below what they were
+# at 11 pt (9 px and 14 px).
+SYMBOL_LINES = 0.45
+BAND_LINES = 0.8
+LEGEND_ROW_LINES = 1.15
+
+# Each symbol's outline in a unit box centred on 0, y down (what pyqtgraph's were).
+_OUTLINES: dict[str, tuple[tuple[float, float], ...]] = {
+    "t": ((-0.5, -0.5), (0.0, 0.5), (0.5, -0.5)),
+    "t1": ((-0.5, 0.5), (0.0, -0.5), (0.5, 0.5)),
+    "d": ((0.0, -0.5), (-0.4, 0.0), (0.0, 0.5), (0.4, 0.0)),
+    "p": ((0.0, -0.5), (-0.4755, -0.1545), (-0.2939, 0.4045), (0.2939, 0.4045), (0.4755, -0.1545)),
+    "h": ((0.433, 0.25), (0.0, 0.5), (-0.433, 0.25), (-0.433, -0.25), (0.0, -0.5), (0.433, -0.25)),
+    "star": (
+        (0.0, -0.5),
+        (-0.1123, -0.1545),
+        (-0.4755, -0.1545),
+        (-0.1816, 0.059),
+        (-0.2939, 0.4045),
+        (0.0, 0.191),
+        (0.2939, 0.4045),
+        (0.1816, 0.059),
+        (0.4755, -0.1545),
+        (0.1123, -0.1545),
+    ),
+}
 
 
-class Markers(pg.GraphicsObject):
-    """One element's points as symbols of a fixed size in pixels.
-
-    What ``pg.ScatterPlotItem`` draws here, for a fraction of its cost: its ``setData``
-    took ~0.3 ms per element per slider tick and its paint as much again.
-    """
-
-    def __init__(self, symbol: str, color: str, size: float) -> None:
-        super().__init__()
-        self._path = QTransform.fromScale(size, size).map(Symbols[symbol])
-        self._pen = pg.mkPen(color)
-        self._pen.setCosmetic(True)
-        self._brush = pg.mkBrush(color)
-        self._pad = size * 0.7072 + 1.0  # half the symbol's diagonal, and its pen
-        self._points: list[QPointF] = []
-        self._data = QRectF()
-        self._margin: tuple[float, float] | None = None
-
-    def setData(self, xs: list[float], ys: list[float]) -> None:
-        """Show a symbol at each ``(x, y)`` (finite numbers)."""
-        self.prepareGeometryChange()
-        self._points = [QPointF(x, y) for x, y in zip(xs, ys, strict=True)]
-        if xs:
-            self._data = QRectF(min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys))
-        else:
-            self._data = QRectF()
-        self.update()
-
-    def getData(self) -> tuple[list[float], list[float]]:
-        """The points shown, as x and y lists."""
-        return [p.x() for p in self._points], [p.y() for p in self._points]
-
-    def dataBounds(
-        self, ax: int, frac: float = 1.0, orthoRange: object = None
-    ) -> tuple[float | None, float | None]:
-        if not self._points:
-            return None, None
-        if ax == 0:
-            return self._data.left(), self._data.right()
-        return self._data.top(), self._data.bottom()
-
-    def boundingRect(self) -> QRectF:
-        if not self._points:
-            return QRectF()
-        if self._margin is None:  # a pixel in data units: it changes with the view only
-            px, py = self.pixelVectors()
-            dx = 0.0 if px is None else px.length() * self._pad
-            dy = 0.0 if py is None else py.length() * self._pad
-            self._margin = (dx, dy)
-        dx, dy = self._margin
-        return self._data.adjusted(-dx, -dy, dx, dy)
-
-    def viewTransformChanged(self) -> None:
-        self.prepareGeometryChange()
-        self._margin = None
-        super().viewTransformChanged()
-
-    def paint(
-        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
-    ) -> None:
-        if not self._points:
-            return
-        to_device = painter.transform()
-        painter.save()
-        painter.resetTransform()
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setPen(self._pen)
-        painter.setBrush(self._brush)
-        for point in self._points:
-            painter.drawPath(self._path.translated(to_device.map(point)))
-        painter.restore()
+def symbol_path(symbol: str, size: float) -> QPainterPath:
+    """The outline of ``symbol`` (``o s t d t1 p h star``) ``size`` pixels across, centred
+    on (0, 0)."""
+    path = QPainterPath()
+    if symbol == "o":
+        path.addEllipse(QRectF(-size / 2, -size / 2, size, size))
+    elif symbol == "s":
+        path.addRect(QRectF(-size / 2, -size / 2, size, size))
+    else:
+        path.addPolygon(QPolygonF([QPointF(x * size, y * size) for x, y in _OUTLINES[symbol]]))
+        path.closeSubpath()
+    return path
 
 
-def _marker(color: str, dashed: bool, text: str) -> pg.InfiniteLine:
-    style = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
-    line = pg.InfiniteLine(
-        angle=90,
-        pen=pg.mkPen(color, width=2, style=style),
-        label=text,
-        # Written along the line: across it, neighbouring labels overlap and the last is cut.
-        labelOpts={"position": 0.7, "color": color, "rotateAxis": (1, 0)},
-    )
-    line.label.setFont(plot_font())
-    return line
+@lru_cache(maxsize=256)
+def symbol_sprite(symbol: str, color: str, size: int, ratio: float) -> QPixmap:
+    """``symbol`` drawn once, filled and outlined in ``color``: every point of a curve is
+    this pixmap, blitted (for ``ratio`` device pixels per pixel)."""
+    side = size + 2
+    pixmap = QPixmap(math.ceil(side * ratio), math.ceil(side * ratio))
+    pixmap.setDevicePixelRatio(ratio)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(QPen(QColor(color), 1))
+    painter.setBrush(QColor(color))
+    painter.translate(side / 2, side / 2)
+    painter.drawPath(symbol_path(symbol, size))
+    painter.end()
+    return pixmap
 
 
-class GradHistory(pg.PlotWidget):
+class GradHistory(PlotCanvas):
     """The history plot of one leaf; built once per leaf shape, updated by :meth:`show_data`.
 
     ``step_clicked`` carries the step index a click inside the plot asks for (an ``int``, or
@@ -150,95 +112,53 @@ class GradHistory(pg.PlotWidget):
     step_clicked = Signal(object)
 
     def __init__(self, leaf: str, shape: tuple[int, ...], parent: QWidget | None = None) -> None:
-        super().__init__(parent, background="w", axisItems={"left": ValueAxis("left")})
-        style_plot(self)
+        super().__init__(parent)
         self.leaf = leaf
         elements = self._elements = per_element(shape)
         count = nested.numel(shape) if elements else 1
-        heading = f"{leaf}.grad" if elements else f"‖{leaf}.grad‖"
-        names = [nested.index_label(shape, i) or heading for i in range(count)]
-        self._highlight = pg.InfiniteLine(angle=90, pen=pg.mkPen(SHOWN_COLOR, width=14))
-        self._highlight.setZValue(-10)
-        self.addItem(self._highlight)
-        self._marks: list[Markers] = []
-        self._samples: list[pg.PlotDataItem] = []
-        self.curves = tuple(self._curve(k, name) for k, name in enumerate(names))
-        self._drawn: list[tuple[tuple[float, ...], tuple[float, ...]] | None] = [None] * count
-        if count > 1:
-            self._add_legend(tuple(self._samples), names)
-        self._zeroed: list[pg.InfiniteLine] = []
-        self._failed: list[pg.InfiniteLine] = []
+        heading = self._heading = f"{leaf}.grad" if elements else f"‖{leaf}.grad‖"
+        self.names = tuple(nested.index_label(shape, i) or heading for i in range(count))
+        self._pens = []
+        for k in range(count):
+            pen = QPen(QColor(CURVE_COLORS[k % len(CURVE_COLORS)]), 2)
+            pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+            self._pens.append(pen)
+        self._band = QColor(*SHOWN_COLOR)
+        self._marker_pens = {
+            "zeroed": QPen(QColor(ZEROED_COLOR), 2, Qt.PenStyle.DashLine),
+            "failed": QPen(QColor(FAILED_COLOR), 2),
+        }
+        self._label_fill = QColor(255, 255, 255, 200)
+        self._text_pen = QPen(QColor(TEXT_COLOR))
         self._range = StickyRange()
         self._locked: float | None = None  # the scale the y axis is locked at
-        self._steps = -1
-        self._end = 0.0
         self._data = HistoryData()
-        set_title(self, f"{heading} after each backward")
-        self.scene().sigMouseClicked.connect(self._on_scene_clicked)
-        self.getPlotItem().vb.sigResized.connect(self._update_ticks)
-
-    def resizeEvent(self, ev: QResizeEvent | None) -> None:
-        super().resizeEvent(ev)
-        fit_title(self)
-
-    def _curve(self, k: int, name: str) -> QuickCurve:
-        # A line item and a marker item rather than one PlotDataItem: PlotDataItem.setData
-        # costs ~0.4 ms, these two ~0.1 ms together, and every element moves on a tick.
-        color = CURVE_COLORS[k % len(CURVE_COLORS)]
-        curve = QuickCurve(pen=pg.mkPen(color, width=2), name=name, connect="finite")
-        marks = Markers(CURVE_SYMBOLS[k % len(CURVE_SYMBOLS)], color, 9)
-        self.addItem(curve)
-        self.addItem(marks)
-        self._marks.append(marks)
-        # The legend draws its sample from an item's style: one that is never plotted.
-        self._samples.append(
-            pg.PlotDataItem(
-                pen=pg.mkPen(color, width=2),
-                symbol=CURVE_SYMBOLS[k % len(CURVE_SYMBOLS)],
-                symbolBrush=color,
-                symbolPen=pg.mkPen(color),
-                symbolSize=9,
-            )
-        )
-        return curve
-
-    def _add_legend(self, curves: tuple[pg.PlotDataItem, ...], names: list[str]) -> None:
-        # Beside the plot, not over it: inside, it hid points whatever corner it took.
-        legend = pg.LegendItem(
-            labelTextSize=f"{plot_font().pointSizeF():g}pt",
-            labelTextColor=TEXT_COLOR,
-            frame=False,
-            verSpacing=-6,
-        )
-        for curve, name in zip(curves, names, strict=True):
-            legend.addItem(curve, name)
-        legend.updateSize()
-        legend.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)  # see style_plot
-        # Its own height at the top of the cell: stretched to the plot's, rows drift apart.
-        legend.setMaximumHeight(legend.height())
-        layout = self.getPlotItem().layout
-        layout.addItem(legend, 2, 3)
-        layout.setAlignment(legend, Qt.AlignmentFlag.AlignTop)
+        self._curves: list[tuple[list[QPolygonF], list[QPointF]]] | None = None
+        self.set_title(f"{heading} after each backward")
+        self.set_x_range(0.5, 1.5)
 
     def show_data(self, data: HistoryData, locked_scale: float | None = None) -> None:
-        """Draw ``data`` (the curves, marker lines, the highlighted step, the ranges);
+        """Show ``data`` (the curves, marker lines, the highlighted step, the ranges);
         ``locked_scale``: the y axis is locked at ± that (the colour scale's lock)."""
-        self._draw_curves(data)
-        self._place(self._zeroed, data.zeroed, ZEROED_COLOR, True, "zeroed")
-        self._place(self._failed, data.failed, FAILED_COLOR, False, "failed")
-        self._highlight.setVisible(data.shown is not None)
-        if data.shown is not None:
-            self._highlight.setValue(data.shown)
-        self._data = data
-        if (data.steps, data.end) != (self._steps, self._end):
-            self._steps, self._end = data.steps, data.end
-            self.setXRange(0.5, max(data.end, 1.0) + 0.5, padding=0)
-            self._update_ticks()
-        new = self._y_range(data, locked_scale)
+        old = self._data
+        if (data.steps, data.end) != (old.steps, old.end):
+            numbers = range(1, max(data.steps, 0) + 1)
+            self.set_categories([float(n) for n in numbers], [str(n) for n in numbers])
+            self.set_x_range(0.5, max(data.end, 1.0) + 0.5)
+            self.setCursor(
+                Qt.CursorShape.PointingHandCursor if data.steps > 1 else Qt.CursorShape.ArrowCursor
+            )
+        if (data.zeroed, data.failed, data.shown) != (old.zeroed, old.failed, old.shown):
+            self.restatic()  # the marker lines and the band are in the cached layer
+        new = self._next_y_range(data, locked_scale)
         if new is not None:
-            self.setYRange(*new, padding=0)
+            self.set_y_range(*new)
+        if data != old:
+            self._data = data
+            self._curves = None
+            self.update()
 
-    def _y_range(self, data: HistoryData, locked: float | None) -> tuple[float, float] | None:
+    def _next_y_range(self, data: HistoryData, locked: float | None) -> tuple[float, float] | None:
         if locked is not None:
             if locked == self._locked:
                 return None
@@ -251,56 +171,171 @@ class GradHistory(pg.PlotWidget):
             self._range = StickyRange()
         return self._range.fit(v for ys in data.series for v in ys)
 
-    def y_range(self) -> tuple[float, float]:
-        """The y axis' range now."""
-        low, high = self.getPlotItem().vb.viewRange()[1]
-        return float(low), float(high)
-
-    def _draw_curves(self, data: HistoryData) -> None:
-        for k, curve in enumerate(self.curves):
-            ys = data.series[k] if k < len(data.series) else ()
-            # A slider moves one element: redrawing the others' points cost ~0.3 ms each.
-            if self._drawn[k] == (data.xs, ys):
-                continue
-            self._drawn[k] = (data.xs, ys)
-            if any(math.isfinite(y) for y in ys):
-                curve.set_points(list(data.xs), list(ys))
-            else:  # all gaps (x.grad stayed None): pyqtgraph would warn about an all-nan slice
-                curve.set_points([], [])
-            points = [(x, y) for x, y in zip(data.xs, ys, strict=False) if math.isfinite(y)]
-            self._marks[k].setData([x for x, _ in points], [y for _, y in points])
-
-    def _place(
-        self,
-        pool: list[pg.InfiniteLine],
-        positions: tuple[float, ...],
-        color: str,
-        dashed: bool,
-        text: str,
-    ) -> None:
-        while len(pool) < len(positions):
-            line = _marker(color, dashed, text)
-            self.addItem(line)
-            pool.append(line)
-        for k, line in enumerate(pool):
-            line.setVisible(k < len(positions))
-            if k < len(positions) and line.value() != positions[k]:
-                line.setValue(positions[k])
-
-    def _update_ticks(self) -> None:
-        numbers = list(range(1, max(self._steps, 0) + 1))
-        width = self.getPlotItem().vb.boundingRect().width()
-        label_ticks(self.getPlotItem().getAxis("bottom"), numbers, [str(n) for n in numbers], width)
-
-    def _on_scene_clicked(self, event: MouseClickEvent) -> None:
-        box = self.getPlotItem().vb
-        pos = event.scenePos()
-        if event.button() != Qt.MouseButton.LeftButton or self._steps <= 0:
-            return
-        if box.sceneBoundingRect().contains(pos):
-            self.step_clicked.emit(step_for_click(box.mapSceneToView(pos).x(), self._data))
-
     @property
     def data(self) -> HistoryData:
         """What the plot shows now."""
         return self._data
+
+    def points(self) -> list[tuple[list[float], list[float]]]:
+        """Each curve's points as drawn (its symbols): x and y lists, nan left out."""
+        out = []
+        for k in range(len(self.names)):
+            ys = self._data.series[k] if k < len(self._data.series) else ()
+            pairs = [(x, y) for x, y in zip(self._data.xs, ys, strict=False) if y == y]
+            out.append(([x for x, _ in pairs], [y for _, y in pairs]))
+        return out
+
+    # -- drawing -------------------------------------------------------------------------
+
+    def _symbol_size(self, line: float) -> int:
+        return max(9, round(line * SYMBOL_LINES))
+
+    def legend_width(self, line: float) -> float:
+        if len(self.names) <= 1:
+            return 0.0
+        widest = max(self._metrics.horizontalAdvance(name) for name in self.names)
+        return round(line * 1.6) + line / 2 + widest + line / 2
+
+    def layout_changed(self) -> None:
+        self._curves = None
+
+    def paint_static(self, painter: QPainter, layout: PlotLayout) -> None:
+        data, plot = self._data, layout.plot
+        if data.shown is not None:
+            band = max(14.0, round(layout.line * BAND_LINES))
+            x = layout.x(data.shown)
+            painter.fillRect(QRectF(x - band / 2, plot.top(), band, plot.height()), self._band)
+        painter.save()
+        painter.setClipRect(plot)
+        for kind, positions in (("zeroed", data.zeroed), ("failed", data.failed)):
+            for position in positions:
+                self._paint_marker(painter, layout, layout.x(position), kind)
+        painter.restore()
+        if len(self.names) > 1:
+            self._paint_legend(painter, layout)
+
+    def _paint_marker(self, painter: QPainter, layout: PlotLayout, x: float, text: str) -> None:
+        plot, pen = layout.plot, self._marker_pens[text]
+        painter.setPen(pen)
+        painter.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()))
+        # Written up along the line, its middle 70% of the way up: across it, neighbouring
+        # labels would overlap.
+        width = self._metrics.horizontalAdvance(text) + layout.pad
+        painter.save()
+        painter.translate(x + 2, plot.bottom() - 0.7 * plot.height())
+        painter.rotate(-90)
+        box = QRectF(-width / 2, 0, width, layout.line)
+        painter.fillRect(box, self._label_fill)
+        painter.setPen(pen.color())
+        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
+        painter.restore()
+
+    def _paint_legend(self, painter: QPainter, layout: PlotLayout) -> None:
+        line, plot = layout.line, layout.plot
+        left = plot.right() + layout.pad + line / 2
+        sample = round(line * 1.6)
+        size = self._symbol_size(line)
+        ratio = painter.device().devicePixelRatioF()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        # Rows a little apart, closer when many must fit the widget's height.
+        room = self.height() - plot.top() - layout.pad
+        row = max(min(line * LEGEND_ROW_LINES, room / len(self.names)), line * 0.8)
+        for k, name in enumerate(self.names):
+            middle = plot.top() + (k + 0.5) * row
+            painter.setPen(self._pens[k])
+            painter.drawLine(QPointF(left, middle), QPointF(left + sample, middle))
+            sprite = self._sprite(k, size, ratio)
+            half = sprite.width() / sprite.devicePixelRatio() / 2
+            painter.drawPixmap(QPointF(left + sample / 2 - half, middle - half), sprite)
+            painter.setPen(self._text_pen)
+            box = QRectF(left + sample + line / 2, middle - line / 2, plot.width(), line)
+            painter.drawText(box, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, name)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+
+    def _sprite(self, k: int, size: int, ratio: float) -> QPixmap:
+        symbol = CURVE_SYMBOLS[k % len(CURVE_SYMBOLS)]
+        return symbol_sprite(symbol, CURVE_COLORS[k % len(CURVE_COLORS)], size, ratio)
+
+    def paint_data(self, painter: QPainter, layout: PlotLayout) -> None:
+        curves = self._place(layout)
+        ratio = self.devicePixelRatioF()
+        size = self._symbol_size(layout.line)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        for k, (lines, points) in enumerate(curves):
+            if lines:
+                painter.setPen(self._pens[k])
+                for polyline in lines:
+                    painter.drawPolyline(polyline)
+            if points:
+                sprite = self._sprite(k, size, ratio)
+                half = sprite.width() / sprite.devicePixelRatio() / 2
+                for point in points:
+                    painter.drawPixmap(QPointF(point.x() - half, point.y() - half), sprite)
+
+    def _place(self, layout: PlotLayout) -> list[tuple[list[QPolygonF], list[QPointF]]]:
+        """Each curve in pixels: its lines (broken where a value is missing) and points."""
+        if self._curves is not None:
+            return self._curves
+        data = self._data
+        xs = [layout.x(x) for x in data.xs]
+        curves = []
+        for k in range(len(self.names)):
+            ys = data.series[k] if k < len(data.series) else ()
+            points: list[QPointF] = []
+            lines: list[QPolygonF] = []
+            run: list[QPointF] = []
+            for x, y in zip(xs, ys, strict=False):
+                if y != y:  # nan: a gap in the line
+                    if len(run) > 1:
+                        lines.append(QPolygonF(run))
+                    run = []
+                    continue
+                point = QPointF(x, layout.y(y))
+                points.append(point)
+                run.append(point)
+            if len(run) > 1:
+                lines.append(QPolygonF(run))
+            curves.append((lines, points))
+        self._curves = curves
+        return curves
+
+    # -- the mouse -----------------------------------------------------------------------
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        layout = self.plot_layout()
+        position = event.position()
+        if (
+            event.button() != Qt.MouseButton.LeftButton
+            or self._data.steps <= 0
+            or not layout.plot.contains(position)
+        ):
+            super().mousePressEvent(event)
+            return
+        x = (position.x() - layout.ox) / layout.sx
+        self.step_clicked.emit(step_for_click(x, self._data))
+        event.accept()
+
+    def tooltip_at(self, pos: QPointF, layout: PlotLayout) -> str:
+        data = self._data
+        if not data.xs or not layout.plot.contains(pos):
+            return ""
+        x = (pos.x() - layout.ox) / layout.sx
+        j = min(range(len(data.xs)), key=lambda i: abs(data.xs[i] - x))
+        at = data.xs[j]
+        if at == data.end and at > data.steps:
+            head = f"{self._heading} now"
+        elif at != int(at):
+            head = f"{self._heading} before backward {math.ceil(at)}"
+        else:
+            head = f"{self._heading} after backward {int(at)}"
+        if at in data.zeroed:
+            head += " (zeroed)"
+        if at in data.failed:
+            head += " (failed)"
+        lines = [head]
+        for name, ys in zip(self.names, data.series, strict=False):
+            value = format_number(ys[j]) if j < len(ys) else "?"
+            lines.append(value if len(self.names) == 1 else f"{name}  {value}")
+        if data.steps > 1:
+            lines.append("Click to show this call in the graph")
+        return "\n".join(lines)

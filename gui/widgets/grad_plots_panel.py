@@ -5,7 +5,8 @@ per element, split into what was already there and what the shown backward added
 right :class:`~gui.widgets.grad_history.GradHistory` (``x.grad`` after each backward call).
 Up to :data:`MAX_ROWS` leaves are shown together; with more, a combo box picks one.
 
-Plots are built once per set of leaves and shapes; a slider tick only feeds them new numbers.
+Plots are built once per set of leaves and shapes; a slider tick only feeds them new numbers
+(they repaint themselves with QPainter: see :mod:`gui.widgets.plot_canvas`).
 """
 
 from __future__ import annotations
@@ -132,6 +133,7 @@ class GradPlotsPanel(QWidget):
         self._shapes: Shapes = ()
         self._picked: str | None = None
         self._stacked: bool | None = None
+        self._synced: tuple[tuple[str, ...], str | None] | None = None
         self._drawn: tuple[RunResult | None, int | None, float | None] | None = None
         self._build()
         app = QApplication.instance()
@@ -180,8 +182,8 @@ class GradPlotsPanel(QWidget):
         return legend
 
     def _follow_application_font(self, _font: QFont) -> None:
-        """Presentation mode: axes, ticks, titles and the legend in the new font. Plots
-        style their text once when they are made, so they are made again."""
+        """Presentation mode: axes, ticks, titles and the legend in the new font. The plots
+        keep their numbers and lay themselves out again; rows get their new least height."""
         font = plot_font()
         for widget in (self._combo, self._combo_label, self._empty):
             widget.setFont(font)
@@ -191,9 +193,12 @@ class GradPlotsPanel(QWidget):
         self._legend.setParent(None)  # gone from the panel now, deleted later
         self._legend.deleteLater()
         self._legend = legend
-        self._shapes = ()
-        self._drawn = None
-        self.render(self._session.snapshot)
+        for bar_plot, history_plot in self._rows.values():
+            for plot in (bar_plot, history_plot):
+                plot.set_plot_font(font)
+                plot.setMinimumHeight(row_min_height())
+        self._stacked = None
+        self._arrange()
 
     # -- rendering ---------------------------------------------------------------------
 
@@ -222,6 +227,8 @@ class GradPlotsPanel(QWidget):
             history_plot.show_data(history_data(snapshot, leaf, shape), locked)
 
     def _sync_combo(self, leaves: tuple[str, ...]) -> None:
+        if (leaves, self._picked) == self._synced:  # a slider tick: nothing to do
+            return
         many = len(leaves) > MAX_ROWS
         if self._picked not in leaves:
             self._picked = leaves[0] if leaves else None
@@ -234,6 +241,7 @@ class GradPlotsPanel(QWidget):
                 self._combo.setCurrentText(self._picked)
         self._combo.setVisible(many)
         self._combo_label.setVisible(many)
+        self._synced = (leaves, self._picked)
 
     def _rebuild(self, shapes: Shapes) -> None:
         for bar_plot, history_plot in self._rows.values():
@@ -298,11 +306,11 @@ class GradPlotsPanel(QWidget):
         return tuple(self._rows)
 
     def bars(self, leaf: str) -> GradBars:
-        """The bars plot of ``leaf``: ``.before``/``.added`` (BarGraphItem), ``.final``
-        (the ticks at the value after), ``.message()``/``.note()`` (texts shown)."""
+        """The bars plot of ``leaf``: ``.data`` (the numbers shown), ``.bar_shapes()`` (the
+        bars in pixels), ``.title()``, ``.message()``, ``.note()``, ``.y_range()``."""
         return self._rows[leaf][0]
 
     def history(self, leaf: str) -> GradHistory:
-        """The history plot of ``leaf``: ``.curves`` (PlotDataItem per element or the norm),
-        ``.data`` (the points, marker lines and highlighted step)."""
+        """The history plot of ``leaf``: ``.points()`` (each curve's points as drawn),
+        ``.data`` (the points, marker lines and highlighted step), ``.y_range()``."""
         return self._rows[leaf][1]

@@ -321,8 +321,7 @@ def _handle(window: MainWindow) -> int:
 
 def _tick_font(window: MainWindow) -> float:
     leaf = window.plots.shown_leaves()[0]
-    axis = window.plots.bars(leaf).getPlotItem().getAxis("left")
-    return float(axis.style["tickFont"].pointSizeF())
+    return float(window.plots.bars(leaf).tick_font().pointSizeF())
 
 
 # -- the graph-only view ---------------------------------------------------------------------

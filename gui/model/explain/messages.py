@@ -8,7 +8,7 @@ covers what happens outside torch (code refused before running, code stopped for
 
 No torch and no Qt on purpose: it runs in the GUI process and in the engine process, and the
 GUI side must explain a message it received as text without torch. numpy is fine: it is
-loaded in both processes anyway (pyqtgraph in one, torch in the other).
+loaded in both processes anyway (by the model's views in one, by torch in the other).
 """
 
 from __future__ import annotations

@@ -13,6 +13,6 @@ number and HTML page a panel shows can be tested without a window. One module pe
 - :mod:`~gui.model.views.grad_bars`, :mod:`~gui.model.views.grad_history` and
   :mod:`~gui.model.views.grad_plots`: what the gradient plots draw.
 
-Pure Python and numpy (already loaded in the window's process by pyqtgraph); never Qt and
+Pure Python and numpy (the model loads it in the window's process anyway); never Qt and
 never torch.
 """

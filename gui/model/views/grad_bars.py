@@ -56,6 +56,8 @@ def same_grad(a: TensorData | None, b: TensorData | None) -> bool:
         return a is b
     if a.values is None or b.values is None:
         return a == b
+    if a.values == b.values:  # the usual answer (a call's grad before = the last one's after)
+        return True
     fa, fb = float_array(a), float_array(b)
     return fa is not None and fb is not None and np.array_equal(fa, fb, equal_nan=True)
 
