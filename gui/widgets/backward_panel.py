@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import QEvent, QSignalBlocker, Qt
+from PySide6.QtGui import QPainter, QPaintEvent, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -21,6 +22,8 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QScrollArea,
+    QStyle,
+    QStyleOptionGroupBox,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -33,15 +36,18 @@ from gui.model.tensor_format import format_shape, format_tensor
 from gui.model.views.backward import (
     FIX_TEXT,
     IMPLICIT_LABEL,
+    Shown,
     fix_text,
     fix_tooltip,
     gradient_note,
     intermediates,
     output_choices,
     output_note,
+    result_facts,
     retain_graph_note,
     status_text,
 )
+from gui.model.views.backward import shown as shown_by
 from gui.widgets.number_box import NumberBox
 from gui.widgets.range_editor import RangeEditor
 from gui.widgets.tensor_editor import TensorEditor
@@ -53,16 +59,55 @@ def _label(text: str = "") -> QLabel:
     return label
 
 
+class _GroupBox(QGroupBox):
+    """A group box that draws its frame once per size and look, then copies it.
+
+    The style draws a group box's frame by stretching an image, which is slow; the
+    gradient argument's box repaints under its slider on every tick of a drag.
+    """
+
+    def __init__(self, title: str) -> None:
+        super().__init__(title)
+        self._frame: QPixmap | None = None
+        self._state = 0
+
+    def setTitle(self, title: str) -> None:
+        self._frame = None
+        super().setTitle(title)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        self._frame = None
+        super().resizeEvent(event)
+
+    def changeEvent(self, event: QEvent) -> None:
+        self._frame = None  # another font, palette, style, enabled or active state
+        super().changeEvent(event)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        option = QStyleOptionGroupBox()
+        self.initStyleOption(option)
+        state = int(option.state.value)
+        if self._frame is None or state != self._state:
+            ratio = self.devicePixelRatioF()
+            frame = QPixmap(round(self.width() * ratio), round(self.height() * ratio))
+            frame.setDevicePixelRatio(ratio)
+            frame.fill(Qt.GlobalColor.transparent)
+            painter = QPainter(frame)
+            self.style().drawComplexControl(
+                QStyle.ComplexControl.CC_GroupBox, option, painter, self
+            )
+            painter.end()
+            self._frame, self._state = frame, state
+        painter = QPainter(self)
+        painter.drawPixmap(0, 0, self._frame)
+        painter.end()
+
+
 def _preset_button(text: str) -> QToolButton:
     # Tool buttons size to their text: four presets fit a narrow dock.
     button = QToolButton()
     button.setText(text)
     return button
-
-
-def _set_text(label: QLabel | QCheckBox | QPushButton, text: str) -> None:
-    if label.text() != text:
-        label.setText(text)
 
 
 class BackwardPanel(QWidget):
@@ -75,6 +120,18 @@ class BackwardPanel(QWidget):
         self._editor_shape: tuple[int, ...] | None = None
         self._one_hot_shape: tuple[int, ...] | None = None
         self.editor: TensorEditor | None = None
+        # What the last render showed (see render): the snapshot's parts, the gradient in
+        # the rows, and each widget's text, visibility and enabled state.
+        self._shown: Shown | None = None
+        self._editor_values: tuple[object, bool] | None = None
+        self._offered: tuple[FixKind, ...] | None = None
+        self._facts: tuple[object, ...] | None = None
+        self._options_key: tuple[object, ...] | None = None
+        self._notes: tuple[object, ...] | None = None
+        self._checks: tuple[tuple[QCheckBox, bool], ...] = ()
+        self._texts: dict[QWidget, str] = {}
+        self._visible: dict[QWidget, bool] = {}
+        self._enabled: dict[QWidget, bool] = {}
         self.retain: dict[str, QCheckBox] = {}
         content = QWidget()
         layout = QVBoxLayout(content)
@@ -111,7 +168,7 @@ class BackwardPanel(QWidget):
         return column
 
     def _build_gradient_box(self) -> QGroupBox:
-        box = self.gradient_box = QGroupBox("Gradient argument v")
+        box = self.gradient_box = _GroupBox("Gradient argument v")
         box.setToolTip("x.grad = Jᵀv: each element of v says how much that output element matters")
         layout = QVBoxLayout(box)
         self.note = _label()
@@ -217,16 +274,67 @@ class BackwardPanel(QWidget):
 
     # The panel protocol's render(snapshot) shadows QWidget.render(painter...) on purpose.
     def render(self, snapshot: Snapshot) -> None:  # type: ignore[override]
-        """Show ``snapshot``; rebuilds slider rows only when the gradient's shape changes."""
-        self._render_output(snapshot)
-        _set_text(self.output_note, output_note(snapshot))
+        """Show ``snapshot``; rebuilds slider rows only when the gradient's shape changes.
+
+        Nothing is done for a snapshot that changes nothing shown here (a slider tick on
+        the inputs, before its result), and otherwise each control is touched only when
+        what it shows changed.
+        """
+        shown = shown_by(snapshot)
+        if shown.same_as(self._shown):
+            return
+        previous, self._shown = self._shown, shown
+        new_result = previous is None or shown.result is not previous.result
+        facts = result_facts(shown.result) if new_result else self._facts
+        if (
+            previous is not None
+            and facts is not None
+            and facts == self._facts
+            and shown[1:] == previous[1:]
+        ):
+            return  # a new result, but only in numbers this panel does not show
+        self._facts = facts
+        if previous is None or new_result or shown.output != previous.output:
+            self._render_output(snapshot)
+        # The notes read the calls only for whether there are any (dragging v changes
+        # them on every tick).
+        steps = shown.steps
+        notes = (
+            shown.warnings,
+            shown.zero_after,
+            shown.live,
+            shown.stale,
+            steps is None,
+            not steps,
+        )
+        if new_result or notes != self._notes:
+            self._notes = notes
+            self._show_text(self.output_note, output_note(snapshot))
+            self._show_text(self.status, status_text(snapshot))
         self._render_gradient(snapshot)
         self._render_fixes(snapshot)
         self._render_presets(snapshot)
         self._render_options(snapshot)
-        self._render_retain(snapshot)
-        _set_text(self.status, status_text(snapshot))
-        self.zero_grad.setEnabled(snapshot.result is not None and not snapshot.zero_after)
+        if previous is None or new_result or shown.retain_grad != previous.retain_grad:
+            self._render_retain(snapshot)
+        self._show_enabled(self.zero_grad, snapshot.result is not None and not snapshot.zero_after)
+
+    def _show_text(self, widget: QLabel | QCheckBox | QPushButton, text: str) -> None:
+        # QLabel.setText relayouts even for the same text; asking a widget for its text
+        # costs a call into Qt: remember what each one shows.
+        if self._texts.get(widget) != text:
+            self._texts[widget] = text
+            widget.setText(text)
+
+    def _show_visible(self, widget: QWidget, visible: bool) -> None:
+        if self._visible.get(widget) != visible:
+            self._visible[widget] = visible
+            widget.setVisible(visible)
+
+    def _show_enabled(self, widget: QWidget, enabled: bool) -> None:
+        if self._enabled.get(widget) != enabled:
+            self._enabled[widget] = enabled
+            widget.setEnabled(enabled)
 
     def _render_output(self, snapshot: Snapshot) -> None:
         choices = output_choices(snapshot.result)
@@ -249,36 +357,40 @@ class BackwardPanel(QWidget):
         out_shape = snapshot.output_shape
         implicit = gradient is None and out_shape is not None and nested.numel(out_shape) == 1
         shape: tuple[int, ...] | None = None
-        flat: list[float] = []
         if gradient is not None:
-            shape, flat = nested.shape_of(gradient), nested.flatten(gradient)
+            shape = nested.shape_of(gradient)
         elif implicit and out_shape is not None:
-            shape, flat = out_shape, [1.0]
+            shape = out_shape
         note = gradient_note(snapshot, shape)
-        _set_text(self.note, note)
-        self.note.setVisible(bool(note))
+        self._show_text(self.note, note)
+        self._show_visible(self.note, bool(note))
         if shape is not None and nested.numel(shape) > FULL_VALUES_LIMIT:
             shape = None
         title = "Gradient argument v"
         if snapshot.result is not None and snapshot.result.output is not None:
             title = f"Gradient argument v: {snapshot.result.output}.backward(v)"
-        if self.gradient_box.title() != title:
+        if self._texts.get(self.gradient_box) != title:
+            self._texts[self.gradient_box] = title
             self.gradient_box.setTitle(title)
-        self._ensure_editor(shape)
-        self.range_editor.setVisible(self.editor is not None and self.editor.table is None)
+        new_editor = self._ensure_editor(shape)
+        self._show_visible(self.range_editor, self.editor is not None and self.editor.table is None)
         if self.editor is None:
             return
         value_range = snapshot.range_for(GRADIENT_RANGE)
         self.range_editor.setRange(value_range)
         self.editor.set_range(value_range)
-        self.editor.set_labels([IMPLICIT_LABEL] if implicit else self.editor.default_labels())
-        self.editor.set_values(flat)
+        values = (gradient, implicit)
+        if new_editor or values != self._editor_values:
+            self._editor_values = values
+            self.editor.set_labels([IMPLICIT_LABEL] if implicit else self.editor.default_labels())
+            self.editor.set_values(nested.flatten(gradient) if gradient is not None else [1.0])
 
-    def _ensure_editor(self, shape: tuple[int, ...] | None) -> None:
+    def _ensure_editor(self, shape: tuple[int, ...] | None) -> bool:
+        """Rows for a ``v`` of ``shape``; whether they are new."""
         # Same shape, same rows: going from the implicit 1 to an explicit v mid-drag must
         # not delete the slider under the mouse.
         if shape == self._editor_shape and (shape is None) == (self.editor is None):
-            return
+            return False
         if self.editor is not None:
             self._editor_slot.removeWidget(self.editor)
             self.editor.hide()
@@ -286,27 +398,30 @@ class BackwardPanel(QWidget):
             self.editor = None
         self._editor_shape = shape
         if shape is None:
-            return
+            return False
         self.editor = TensorEditor("v", shape, InputRange(-1.0, 1.0, 0.01))
         self.editor.elementEdited.connect(self._on_view_element)
         self._editor_slot.addWidget(self.editor)
+        return True
 
     def _render_fixes(self, snapshot: Snapshot) -> None:
         offered = snapshot.fixes
+        if not offered and self._offered == ():
+            return  # the usual case: no fix then, none now (all hidden already)
+        self._offered = offered
         for kind, button in self.fixes.items():
             shown = kind in offered
             if shown:
-                _set_text(button, fix_text(snapshot, kind))
+                self._show_text(button, fix_text(snapshot, kind))
                 tooltip = fix_tooltip(snapshot, kind)
                 if button.toolTip() != tooltip:
                     button.setToolTip(tooltip)
-            if button.isVisibleTo(self) != shown:
-                button.setVisible(shown)
+            self._show_visible(button, shown)
 
     def _render_presets(self, snapshot: Snapshot) -> None:
         shape = snapshot.output_shape
         for widget in (self.ones, self.zeros, self.scale, self.one_hot, self.one_hot_index):
-            widget.setEnabled(shape is not None)
+            self._show_enabled(widget, shape is not None)
         if shape == self._one_hot_shape:
             return
         self._one_hot_shape = shape
@@ -318,19 +433,38 @@ class BackwardPanel(QWidget):
                 self.one_hot_index.addItems(labels)
 
     def _render_options(self, snapshot: Snapshot) -> None:
-        step = snapshot.current_step
-        _set_text(self.retain_note, retain_graph_note(snapshot))
-        for check, value in (
-            # Ticked when the graph is kept for another call: automatic is.
-            (self.retain_graph, snapshot.keeps_graph),
-            (self.create_graph, step.create_graph),
-            (self.zero_first, snapshot.zero_each),
-            (self.live, snapshot.live),
-        ):
+        # What the options show depends on how many calls there are and the last one's
+        # options (not its gradient), the pending zero, live, and how many calls the code
+        # made: work them out again only when one of these changed.
+        state = snapshot.state
+        steps = state.program.steps
+        last = snapshot.current_step
+        key = (
+            None if steps is None else len(steps),
+            last.retain_graph,
+            last.create_graph,
+            last.zero_grad,
+            state.one_off_zero,
+            state.zero_after,
+            snapshot.live,
+            snapshot.code_calls,
+        )
+        if key != self._options_key:
+            self._options_key = key
+            self._show_text(self.retain_note, retain_graph_note(snapshot))
+            self._show_enabled(self.clear, snapshot.can_clear)
+            self._checks = (
+                # Ticked when the graph is kept for another call: automatic is.
+                (self.retain_graph, snapshot.keeps_graph),
+                (self.create_graph, snapshot.current_step.create_graph),
+                (self.zero_first, snapshot.zero_each),
+                (self.live, snapshot.live),
+            )
+        for check, value in self._checks:
+            # The user may have ticked it: ask the box, not a memory of what was shown.
             if check.isChecked() != value:
                 with QSignalBlocker(check):
                     check.setChecked(value)
-        self.clear.setEnabled(snapshot.can_clear)
 
     def _render_retain(self, snapshot: Snapshot) -> None:
         result = snapshot.result
@@ -339,6 +473,7 @@ class BackwardPanel(QWidget):
             self._retain_key = names
             for check in self.retain.values():
                 self._retain_layout.removeWidget(check)
+                self._texts.pop(check, None)
                 check.hide()
                 check.deleteLater()
             self.retain = {}
@@ -351,7 +486,7 @@ class BackwardPanel(QWidget):
             text = name if info is None else f"{name}  {format_shape(info.value.shape)}"
             if info is not None and info.grad is not None:
                 text += f"   .grad = {format_tensor(info.grad, 4)}"
-            _set_text(check, text)
+            self._show_text(check, text)
             if check.isChecked() != (name in snapshot.retain_grad):
                 with QSignalBlocker(check):
                     check.setChecked(name in snapshot.retain_grad)

@@ -5,7 +5,8 @@ taken with respect to. Each gets a :class:`~gui.widgets.leaf_group.LeafGroup` (n
 dtype, its ``.grad``, a range editor, a reset button and sliders; a table beyond
 :data:`~gui.widgets.tensor_editor.MAX_SLIDERS` elements; only a summary beyond the engine's
 full-values limit). Groups are rebuilt only when the set of leaves or their shapes change
-(:func:`gui.model.views.inputs.structure`); every other snapshot just updates numbers.
+(:func:`gui.model.views.inputs.structure`); every other snapshot just updates numbers,
+and only those that changed (a slider tick renders twice: the change, then its result).
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ class InputsPanel(QWidget):
         super().__init__(parent)
         self._session = session
         self._structure: Structure | None = None
+        self._result: object = None  # the result the structure and constants are from
+        self._scale = 1.0
+        self._scale_of: tuple[int | None, float | None] | None = None
         self.groups: dict[str, LeafGroup] = {}
         self.empty = QLabel(_EMPTY_TEXT)
         self.empty.setWordWrap(True)
@@ -57,17 +61,27 @@ class InputsPanel(QWidget):
     # The panel protocol's render(snapshot) shadows QWidget.render(painter...) on purpose.
     def render(self, snapshot: Snapshot) -> None:  # type: ignore[override]
         """Update to ``snapshot``: rebuild groups only if the leaves or shapes changed."""
-        leaves = structure(snapshot.result)
-        if leaves != self._structure:
-            self._rebuild(snapshot, leaves)
-        scale = snapshot.colour_scale
+        result = snapshot.result
+        new_result = result is not self._result or self._structure is None
+        if new_result:
+            self._result = result
+            leaves = structure(result)
+            if leaves != self._structure:
+                self._rebuild(snapshot, leaves)
+        # The one colour scale depends on the result, the step shown and the lock only.
+        step, locked = snapshot.selected_step, snapshot.locked_scale
+        if new_result or (step, locked) != self._scale_of:
+            self._scale_of = (step, locked)
+            self._scale = snapshot.colour_scale
+        scale = self._scale
         for group in self.groups.values():
             group.refresh(snapshot, scale)
-        names = constants(snapshot.result)
-        text = f"Constants (no grad): {', '.join(names)}" if names else ""
-        if text != self.constants.text():
-            self.constants.setText(text)
-            self.constants.setVisible(bool(text))
+        if new_result:
+            names = constants(result)
+            text = f"Constants (no grad): {', '.join(names)}" if names else ""
+            if text != self.constants.text():
+                self.constants.setText(text)
+                self.constants.setVisible(bool(text))
 
     def _rebuild(self, snapshot: Snapshot, leaves: Structure) -> None:
         self._structure = leaves

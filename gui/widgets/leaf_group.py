@@ -1,85 +1,40 @@
 """One leaf tensor in the inputs panel: its header, ``.grad``, range editor, reset button
-and number editor (sliders, a table, or only a summary when it is too large to edit)."""
+and number editor (sliders, a table, or only a summary when it is too large to edit).
+
+A group is refreshed twice per slider tick (the change, then its result): each part is
+touched only when what it shows changed, so the change costs next to nothing and the
+result only what its new numbers need.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QSize, Qt
-from PySide6.QtGui import QResizeEvent
+import math
+
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QSizePolicy,
     QVBoxLayout,
-    QWidget,
 )
 
 from gui.model.drawing.colors import LEAF_BORDER, LEAF_FILL
 from gui.model.result import FULL_VALUES_LIMIT, TensorData
 from gui.model.session import InputRange, Session, Snapshot
-from gui.model.tensor_format import format_shape, format_summary, format_tensor
-from gui.model.views.inputs import flat_numbers
+from gui.model.tensor_format import WIDEST_NUMBER, format_number, format_shape, format_summary
+from gui.model.views.inputs import flat_numbers, grad_text
 from gui.widgets.qt_text import follow_application_font
 from gui.widgets.range_editor import RangeEditor
+from gui.widgets.selectable_text import SelectableText
 from gui.widgets.tensor_editor import TensorEditor
+
+_UNSET = object()  # what a group showed before its first refresh
 
 _BADGE_STYLE = (
     f"background: {LEAF_FILL}; border: 1px solid {LEAF_BORDER}; border-radius: 4px;"
     " padding: 0px 4px;"
 )
-
-
-class _WrapHost(QWidget):
-    """Holds a word-wrapped label, without a layout of its own.
-
-    The ``.grad`` line changes on every slider tick, and ``QLabel.setText`` has its parent's
-    layout redone, which redoes every layout up the inputs column (~1 ms a tick). Here the
-    label's request reaches this host, which passes it on only when the room the label
-    needs changed: another height at this width, or another least width.
-    """
-
-    def __init__(self, label: QLabel) -> None:
-        super().__init__()
-        label.setParent(self)
-        self._label = label
-        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
-        policy.setHeightForWidth(True)
-        self.setSizePolicy(policy)
-        self._needs: tuple[int, int] | None = None
-
-    def _room(self) -> tuple[int, int]:
-        # The widest word stands for the least width (QLabel's own minimumSizeHint lays the
-        # text out again, which cost more than the relayout it would spare).
-        metrics = self._label.fontMetrics()
-        widest = max((metrics.horizontalAdvance(w) for w in self._label.text().split()), default=0)
-        return self._label.heightForWidth(self.width()), widest
-
-    def hasHeightForWidth(self) -> bool:
-        return True
-
-    def heightForWidth(self, width: int) -> int:
-        return self._label.heightForWidth(width)
-
-    def sizeHint(self) -> QSize:
-        return self._label.sizeHint()
-
-    def minimumSizeHint(self) -> QSize:
-        return self._label.minimumSizeHint()
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._label.setGeometry(self.rect())
-        self._needs = self._room()
-
-    def event(self, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.LayoutRequest:
-            needs = self._room()
-            if needs != self._needs:
-                self._needs = needs
-                self.updateGeometry()
-            return True
-        return super().event(event)
 
 
 class LeafGroup(QFrame):
@@ -98,10 +53,24 @@ class LeafGroup(QFrame):
         layout.setContentsMargins(8, 4, 8, 6)
         layout.setSpacing(3)
         layout.addLayout(self._header(data))
-        self.grad_label = QLabel()
-        self.grad_label.setWordWrap(True)
-        self.grad_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(_WrapHost(self.grad_label))
+        # The .grad line changes on every slider tick: a label cheap to change, which asks
+        # for no new layout unless its text needs another height (see SelectableText),
+        # with room from the start for the widest number.
+        dims = len(data.shape)
+        widest = "[" * dims + format_number(WIDEST_NUMBER) + "]" * dims + ","
+        self.grad_label = SelectableText(least_words=(f"{name}.grad", widest))
+        # Opaque (the group's background is the window's): new text repaints the line alone.
+        self.grad_label.setAutoFillBackground(True)
+        layout.addWidget(self.grad_label)
+        # What the last refresh showed: the .grad (by identity: results are frozen), whether
+        # it said "live is off", the leaf's numbers (by identity), range, scale, editable.
+        self._shown_grad: object = _UNSET
+        self._shown_stale = False
+        self._shown_values: object = _UNSET
+        self._shown_count = -1
+        self._shown_range: InputRange | None = None
+        self._shown_scale = math.nan
+        self._shown_editable: bool | None = None
         self.editor: TensorEditor | None = None
         self.range_editor = RangeEditor()
         self.reset = QPushButton("Reset to code")
@@ -124,7 +93,7 @@ class LeafGroup(QFrame):
         controls.addWidget(self.reset, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(controls)
         first_range = InputRange(-1.0, 1.0, 0.01)  # replaced by the first render
-        self.editor = TensorEditor(name, data.shape, first_range, f"{name}.grad")
+        self.editor = TensorEditor(name, data.shape, first_range, f"{name}.grad", opaque=True)
         layout.addWidget(self.editor)
         self.range_editor.rangeEdited.connect(self._on_view_range)
         self.reset.clicked.connect(self._on_view_reset)
@@ -145,28 +114,42 @@ class LeafGroup(QFrame):
         return row
 
     def refresh(self, snapshot: Snapshot, scale: float) -> None:
-        """Show this leaf's numbers and gradient from ``snapshot``."""
+        """Show this leaf's numbers and gradient from ``snapshot`` (only what changed)."""
         grad = snapshot.leaf_grads.get(self.name)
-        text = f"{self.name}.grad = {format_tensor(grad)}"
-        if not snapshot.live and snapshot.stale:
-            text += "  (from the last run: live is off)"
-        if text != self.grad_label.text():
-            self.grad_label.setText(text)
+        stale = not snapshot.live and snapshot.stale
+        new_grad = grad is not self._shown_grad
+        if new_grad or stale != self._shown_stale:
+            self._shown_stale = stale
+            self.grad_label.setText(grad_text(self.name, grad, stale))
         if self.editor is None:
+            self._shown_grad = grad
             return
-        values = snapshot.leaf_value(self.name)
-        flat = [] if values is None else flat_numbers(values)
         value_range = snapshot.range_for(self.name)
-        self.range_editor.setRange(value_range)
-        self.editor.set_range(value_range)
-        self.editor.set_values(flat)
-        grad_flat = None if grad is None or grad.values is None else flat_numbers(grad.values)
-        if grad_flat is not None and len(grad_flat) != len(flat):
-            grad_flat = None
-        self.editor.set_gradients(grad_flat, scale)
+        if value_range != self._shown_range:
+            self._shown_range = value_range
+            self.range_editor.setRange(value_range)
+            self.editor.set_range(value_range)
+        values = snapshot.leaf_value(self.name)
+        if values is not self._shown_values:
+            self._shown_values = values
+            flat = [] if values is None else flat_numbers(values)
+            self.editor.set_values(flat)
+            new_grad = new_grad or len(flat) != self._shown_count
+            self._shown_count = len(flat)
+        if new_grad or scale != self._shown_scale:
+            self._shown_grad, self._shown_scale = grad, scale
+            self.editor.set_gradients(self._grad_numbers(grad), scale)
         editable = self.name in snapshot.values
-        if editable != self.reset.isEnabled():
+        if editable != self._shown_editable:
+            self._shown_editable = editable
             self.reset.setEnabled(editable)
+
+    def _grad_numbers(self, grad: TensorData | None) -> list[float] | None:
+        """``grad``'s numbers, one per slider (``None``: no gradient to show)."""
+        if grad is None or grad.values is None:
+            return None
+        flat = flat_numbers(grad.values)
+        return flat if len(flat) == self._shown_count else None
 
     def _on_view_element(self, index: int, value: float) -> None:
         self._session.set_input(self.name, index, value)

@@ -2,7 +2,8 @@
 element, or a :class:`~gui.widgets.value_table.ValueTable` for bigger ones.
 
 Like its rows, it emits only for *user* edits: values set from a snapshot are applied with
-signals blocked, so nothing echoes back.
+signals blocked, so nothing echoes back. Every setter is cheap when nothing changed (a
+panel calls them all on every snapshot).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from gui.model import nested
 from gui.model.session import InputRange
-from gui.model.tensor_format import format_number
 from gui.widgets.value_slider import ValueSlider
 from gui.widgets.value_table import ValueTable
 
@@ -27,7 +27,8 @@ class TensorEditor(QWidget):
     else a :class:`ValueTable`. ``elementEdited(flat_index, value)`` reports user edits.
 
     ``grad_name`` (``"x.grad"``) adds a column with each element's gradient; ``None`` leaves
-    it out (the gradient argument's own sliders have none).
+    it out (the gradient argument's own sliders have none). ``opaque``: the editor sits on the
+    window's plain background (see :class:`ValueSlider`).
     """
 
     elementEdited = Signal(int, float)
@@ -39,6 +40,7 @@ class TensorEditor(QWidget):
         value_range: InputRange,
         grad_name: str | None = None,
         parent: QWidget | None = None,
+        opaque: bool = False,
     ) -> None:
         super().__init__(parent)
         self.name = name
@@ -46,6 +48,8 @@ class TensorEditor(QWidget):
         self.grad_name = grad_name
         self.sliders: list[ValueSlider] = []
         self.table: ValueTable | None = None
+        self._range: InputRange | None = None
+        self._default_labels: list[str] | None = None
         # Every label text the rows have shown: their width fits the widest, so a label
         # that changes ("gradient (implicit 1.0)" becoming "v" on the first drag) never
         # moves the slider beside it under the mouse.
@@ -60,10 +64,13 @@ class TensorEditor(QWidget):
             layout.addWidget(self.table)
             return
         for i, label in enumerate(self.default_labels()):
-            row = ValueSlider(label, value_range, grad_name is not None)
+            row = ValueSlider(label, value_range, grad_name is not None, opaque=opaque)
+            if grad_name is not None:
+                row.swatch.set_name(f"{grad_name}{nested.index_label(self.shape, i)}")
             row.valueEdited.connect(partial(self._on_view_row, i))
             self.sliders.append(row)
             layout.addWidget(row)
+        self._range = value_range
         if grad_name is not None and self.sliders:
             layout.insertLayout(0, self._caption_row(self.sliders[0], grad_name))
         self._align_labels()
@@ -96,8 +103,12 @@ class TensorEditor(QWidget):
 
     def default_labels(self) -> list[str]:
         """``x[0]``, ``x[1]``...: how Python indexes each element."""
-        count = nested.numel(self.shape)
-        return [f"{self.name}{nested.index_label(self.shape, i)}" for i in range(count)]
+        if self._default_labels is None:
+            count = nested.numel(self.shape)
+            self._default_labels = [
+                f"{self.name}{nested.index_label(self.shape, i)}" for i in range(count)
+            ]
+        return list(self._default_labels)
 
     def _on_view_row(self, index: int, value: float) -> None:
         self.elementEdited.emit(index, value)
@@ -105,7 +116,7 @@ class TensorEditor(QWidget):
     def _align_labels(self) -> None:
         if not self.sliders:
             return
-        self._label_texts.update(s.label.text() for s in self.sliders)
+        self._label_texts.update(s.labelText() for s in self.sliders)
         metrics = self.sliders[0].label.fontMetrics()
         width = max(metrics.horizontalAdvance(text) for text in self._label_texts) + 8
         for s in self.sliders:
@@ -117,13 +128,16 @@ class TensorEditor(QWidget):
 
     def set_labels(self, labels: Sequence[str]) -> None:
         """Relabel the slider rows (e.g. "gradient (implicit 1.0)")."""
-        if [s.label.text() for s in self.sliders] == list(labels):
+        if all(s.labelText() == text for s, text in zip(self.sliders, labels, strict=False)):
             return
         for s, text in zip(self.sliders, labels, strict=False):
             s.setLabel(text)
         self._align_labels()
 
     def set_range(self, value_range: InputRange) -> None:
+        if value_range == self._range:
+            return
+        self._range = value_range
         for s in self.sliders:
             s.setRange(value_range)
 
@@ -138,7 +152,9 @@ class TensorEditor(QWidget):
         if self.table is not None:
             self.table.set_gradients(flat, scale)
             return
-        for i, s in enumerate(self.sliders):
-            value = None if flat is None else flat[i]
-            where = nested.index_label(self.shape, i)
-            s.setGradient(value, scale, f"{self.grad_name}{where} = {format_number(value)}")
+        if flat is None:
+            for s in self.sliders:
+                s.setGradient(None, scale)
+            return
+        for s, value in zip(self.sliders, flat, strict=False):
+            s.setGradient(value, scale)

@@ -1,16 +1,19 @@
 """One element of a tensor as a row: its label, a slider, the exact number, its ``.grad``.
 
 It emits only for *user* edits: values set from a snapshot are applied with signals
-blocked, so nothing echoes back.
+blocked, so nothing echoes back. Rows change on every slider tick, so each part is touched
+only when what it shows changes, and a dragged value is reported before the row shows it
+in its box (the session sends the run to the engine first).
 """
 
 from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QSignalBlocker, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QSignalBlocker, QSize, Qt, Signal
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QHBoxLayout,
     QLabel,
     QProxyStyle,
@@ -36,14 +39,17 @@ HANDLE_PER_LINE = 0.85
 MIN_SLIDER_CHARS = 9
 
 
+_SCALED = (
+    QStyle.PixelMetric.PM_SliderLength,
+    QStyle.PixelMetric.PM_SliderThickness,
+)
+
+
 class _FontSizedSliders(QProxyStyle):
     """The application's style with slider handles that grow with the slider's font, so a
     projector's big font gets handles a presenter can hit (Qt's are a fixed size)."""
 
-    _SCALED = (
-        QStyle.PixelMetric.PM_SliderLength,
-        QStyle.PixelMetric.PM_SliderThickness,
-    )
+    _SCALED = _SCALED
 
     def pixelMetric(
         self,
@@ -69,12 +75,32 @@ def _slider_style() -> _FontSizedSliders:
 class _Slider(QSlider):
     """A horizontal slider that leaves the wheel to the scroll area until it has focus:
     in a panel full of sliders, scrolling the panel must not change values on the way.
-    Its handle and its least width follow the font (presentation mode)."""
+    Its handle and its least width follow the font (presentation mode).
+
+    The font-sized style is used only while the font asks for bigger handles than the
+    style's own: it answers Qt's size questions in Python, several times per paint, and at
+    the usual font its answers are the style's anyway.
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(Qt.Orientation.Horizontal, parent)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.setStyle(_slider_style())
+        self._fit_style()
+
+    def _fit_style(self) -> None:
+        proxy = _slider_style()
+        base = proxy.baseStyle()
+        wanted = round(self.fontMetrics().height() * HANDLE_PER_LINE)
+        grows = any(wanted > base.pixelMetric(metric, None, self) for metric in _SCALED)
+        if grows and self.style() is not proxy:
+            self.setStyle(proxy)
+        elif not grows and self.style() is proxy:
+            self.setStyle(QApplication.style())
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self._fit_style()
 
     def minimumSizeHint(self) -> QSize:
         hint = super().minimumSizeHint()
@@ -104,12 +130,22 @@ class ValueSlider(QWidget):
         value_range: InputRange,
         show_gradient: bool = True,
         parent: QWidget | None = None,
+        opaque: bool = False,
     ) -> None:
+        """``opaque``: the row sits on the window's plain background colour (not in a
+        tinted group box), so the slider, the box and the swatch may paint it themselves;
+        then a moved handle, a new number or a new ``.grad`` repaints only them, not the
+        row, the group and the panel under them."""
         super().__init__(parent)
         self._value = math.nan
         self._range: InputRange | None = None
         self._ticks = 1
         self._tick_step = 1.0
+        # What the box holds (its special text, its number: None when unknown), to skip
+        # setting them again.
+        self._box_special = ""
+        self._box_number: float | None = None
+        self._label_text = label
         self.label = QLabel(label)
         self.slider = _Slider()
         self.slider.setSingleStep(1)
@@ -118,6 +154,8 @@ class ValueSlider(QWidget):
         # Typing may go past the slider's ends (the slider then pins): only the box can.
         self.box.setRange(-BOX_LIMIT, BOX_LIMIT)
         self.swatch = GradSwatch()
+        for part in (self.slider, self.box, self.swatch):
+            part.setAutoFillBackground(opaque)
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         for widget in (self.label, self.slider, self.box, self.swatch):
@@ -132,12 +170,18 @@ class ValueSlider(QWidget):
     def value(self) -> float:
         return self._value
 
+    def labelText(self) -> str:
+        """The label's text (kept here: asking the QLabel costs a call into Qt)."""
+        return self._label_text
+
     def setLabel(self, text: str) -> None:
-        if text != self.label.text():
+        if text != self._label_text:
+            self._label_text = text
             self.label.setText(text)
 
     def setLabelWidth(self, width: int) -> None:
-        self.label.setFixedWidth(width)
+        if width != self.label.minimumWidth() or width != self.label.maximumWidth():
+            self.label.setFixedWidth(width)
 
     def setRange(self, value_range: InputRange) -> None:
         """Put the slider on the grid ``low + k * step``; the value stays what it is."""
@@ -151,6 +195,7 @@ class ValueSlider(QWidget):
         with QSignalBlocker(self.slider), QSignalBlocker(self.box):
             self.slider.setRange(0, self._ticks)
             self.box.setSingleStep(value_range.step)
+        self._box_number = None  # another step shows other decimals: write it again
         self._show(self._value)
 
     def setValue(self, value: float) -> None:
@@ -160,8 +205,8 @@ class ValueSlider(QWidget):
         self._value = value
         self._show(value)
 
-    def setGradient(self, value: float | None, scale: float, tooltip: str = "") -> None:
-        self.swatch.set_gradient(value, scale, tooltip)
+    def setGradient(self, value: float | None, scale: float) -> None:
+        self.swatch.set_gradient(value, scale)
 
     def _value_at(self, tick: int) -> float:
         assert self._range is not None
@@ -178,29 +223,45 @@ class ValueSlider(QWidget):
         return max(0, min(self._ticks, tick))
 
     def _show(self, value: float) -> None:
-        with QSignalBlocker(self.slider):
-            self.slider.setValue(self._tick_of(value))
+        tick = self._tick_of(value)
+        if tick != self.slider.value():
+            with QSignalBlocker(self.slider):
+                self.slider.setValue(tick)
         self._show_in_box(value)
 
     def _show_in_box(self, value: float) -> None:
-        finite = math.isfinite(value)
+        # A spin box holds no nan/inf: show the word on the minimum instead.
+        if math.isfinite(value):
+            special, number = "", value
+        else:
+            special, number = format_number(value), self.box.minimum()
+        if special == self._box_special and number == self._box_number:
+            return
         with QSignalBlocker(self.box):
-            # A spin box holds no nan/inf: show the word on the minimum instead.
-            self.box.setSpecialValueText("" if finite else format_number(value))
-            self.box.setValue(value if finite else self.box.minimum())
+            if special != self._box_special:
+                self._box_special = special
+                self.box.setSpecialValueText(special)
+            self.box.setValue(number)
+        self._box_number = number
 
     def _on_view_slider(self, tick: int) -> None:
         value = self._value_at(tick)
         if value == self._value:
             return
         self._value = value
-        self._show_in_box(value)
+        # The session hears first: it hands the run to the engine before anything else.
         self.valueEdited.emit(value)
+        # Whatever the session did meanwhile (a result shown inline), the box shows the
+        # row's value now.
+        self._show_in_box(self._value)
 
     def _on_view_box(self, value: float) -> None:
         if value == self._value:
             return
         self._value = value
-        with QSignalBlocker(self.slider):
-            self.slider.setValue(self._tick_of(value))
+        self._box_number = value  # typed there: the box holds it already
+        tick = self._tick_of(value)
+        if tick != self.slider.value():
+            with QSignalBlocker(self.slider):
+                self.slider.setValue(tick)
         self.valueEdited.emit(value)

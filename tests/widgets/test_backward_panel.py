@@ -423,3 +423,77 @@ def test_screenshots(qtbot: QtBot, session: Session) -> None:
     session.set_gradient(None)  # the lesson's v has another shape
     qtbot.wait(10)
     panel.grab().save("/tmp/backward_panel_fixes.png")
+
+
+# -- a slider tick on the inputs costs this panel nothing ---------------------------------
+
+SECTIONS = (
+    "_render_output",
+    "_render_gradient",
+    "_render_fixes",
+    "_render_presets",
+    "_render_options",
+    "_render_retain",
+)
+
+
+def count_sections(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    calls = dict.fromkeys(SECTIONS, 0)
+    for name in SECTIONS:
+        original = getattr(BackwardPanel, name)
+
+        def counted(
+            panel: BackwardPanel, snapshot: Snapshot, _o: Any = original, _n: str = name
+        ) -> Any:
+            calls[_n] += 1
+            return _o(panel, snapshot)
+
+        monkeypatch.setattr(BackwardPanel, name, counted)
+    return calls
+
+
+def test_an_inputs_tick_redraws_nothing_here(
+    qtbot: QtBot, session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    load_lesson(session, 3)
+    panel = panel_for(qtbot, session)
+    calls = count_sections(monkeypatch)
+    status = panel.status.text()
+    for value in (-1.0, 0.5, 2.0):  # its change, then its result (new numbers only)
+        session.set_input("x", 0, value)
+    assert calls == dict.fromkeys(SECTIONS, 0)
+    assert panel.status.text() == status
+    # What the panel shows of a result still follows it: a kept .grad, a new call.
+    click(qtbot, panel.retain["y"])
+    text = panel.retain["y"].text()
+    session.set_input("x", 0, 1.0)  # z = (2x)^3: y.grad = 3y^2 = 12x^2
+    assert panel.retain["y"].text() != text
+    assert panel.retain["y"].text().endswith(".grad = [[12.]]")
+    panel.backward.click()
+    assert panel.status.text().startswith("Backward calls: 2")
+
+
+def test_dragging_v_redraws_the_rows_for_its_change_only(
+    qtbot: QtBot, session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    load_lesson(session, 4)
+    panel = panel_for(qtbot, session)
+    calls = count_sections(monkeypatch)
+    slider = sliders(panel)[0].slider
+    slider.setFocus()
+    qtbot.keyClick(slider, Qt.Key.Key_Right)
+    # One render for the change (v is new); its result changes only numbers shown
+    # elsewhere.
+    assert calls["_render_gradient"] == 1
+    assert calls["_render_output"] == calls["_render_retain"] == 0
+
+
+def test_no_fix_button_shows_while_none_is_offered(qtbot: QtBot, session: Session) -> None:
+    load_lesson(session, 3)
+    panel = panel_for(qtbot, session)
+    assert session.snapshot.fixes == ()
+    assert not any(button.isVisible() for button in panel.fixes.values())
+    session.set_code(NON_SCALAR)
+    assert any(button.isVisible() for button in panel.fixes.values())
+    load_lesson(session, 3)
+    assert not any(button.isVisible() for button in panel.fixes.values())

@@ -3,16 +3,29 @@ the gradients shown equal plain torch."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import torch
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, Qt
 from PySide6.QtGui import QWheelEvent
-from PySide6.QtWidgets import QApplication, QLineEdit, QScrollArea, QScrollBar, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QLabel,
+    QLineEdit,
+    QScrollArea,
+    QScrollBar,
+    QSlider,
+    QWidget,
+)
 from pytestqt.qtbot import QtBot
 
 from gui.model.session import InputRange, Session, Snapshot
 from gui.model.tensor_format import format_number
+from gui.widgets.grad_swatch import GradSwatch
 from gui.widgets.inputs_panel import InputsPanel
+from gui.widgets.number_box import NumberBox
+from gui.widgets.selectable_text import SelectableText
 from gui.widgets.value_slider import ValueSlider
 from tests.fixtures import SessionSpy, drag_slider, load_lesson, show_panel, type_into
 
@@ -366,3 +379,161 @@ def test_the_panel_is_never_narrower_than_a_slider_row(qtbot: QtBot, session: Se
     panel.resize(120, 400)  # a layout gives no widget less than its minimum
     qtbot.wait(10)
     assert area.widget().width() <= area.viewport().width()
+
+
+# -- a slider tick does only what changed --------------------------------------------------
+
+
+class LayoutRequests(QObject):
+    """Counts the layout requests that reach any widget inside ``panel`` (a relayout)."""
+
+    def __init__(self, panel: QWidget) -> None:
+        super().__init__()
+        self.count = 0
+        self.where: list[str] = []
+        self._panel = panel
+        QApplication.instance().installEventFilter(self)  # type: ignore[union-attr]
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        inside = isinstance(watched, QWidget) and (
+            watched is self._panel or self._panel.isAncestorOf(watched)
+        )
+        if event.type() == QEvent.Type.LayoutRequest and inside:
+            self.count += 1
+            self.where.append(f"{type(watched).__name__} {watched.objectName()}")
+        return False
+
+    def close(self) -> None:
+        QApplication.instance().removeEventFilter(self)  # type: ignore[union-attr]
+
+
+def settle(panel: QWidget) -> None:
+    """Let the layouts that showing the panel started finish (a scroll area takes a few
+    rounds of the event loop to settle, however long each one takes)."""
+    requests = LayoutRequests(panel)
+    try:
+        quiet = 0
+        for _ in range(500):
+            seen = requests.count
+            QApplication.processEvents()
+            quiet = quiet + 1 if requests.count == seen else 0
+            if quiet == 5:
+                return
+    finally:
+        requests.close()
+
+
+def geometries(panel: InputsPanel) -> list[QRect]:
+    """Where every part of every slider row is, in the panel's coordinates."""
+    out = []
+    for group in panel.groups.values():
+        out.append(QRect(group.grad_label.mapTo(panel, QPoint(0, 0)), group.grad_label.size()))
+        for r in group.editor.sliders if group.editor else ():
+            for part in (r.label, r.slider, r.box, r.swatch):
+                out.append(QRect(part.mapTo(panel, QPoint(0, 0)), part.size()))
+    return out
+
+
+def test_dragging_across_the_whole_range_relayouts_nothing_and_moves_nothing(
+    qtbot: QtBot, session: Session
+) -> None:
+    # Lesson 0: two leaves whose .grad lines and swatches change on every tick, with
+    # numbers of every width (the range is -5 to 5: "-5.000" to "0.005").
+    load_lesson(session, 0)
+    panel = panel_for(qtbot, session)
+    slider = row(panel, "x", 0).slider
+    slider.setFocus()
+    qtbot.keyClick(slider, Qt.Key.Key_Home)
+    settle(panel)
+    before = geometries(panel)
+    label_width = row(panel, "x", 0).label.width()
+    requests = LayoutRequests(panel)
+    try:
+        for _ in range(12):
+            qtbot.keyClick(slider, Qt.Key.Key_PageUp)
+            QApplication.processEvents()
+        qtbot.keyClick(slider, Qt.Key.Key_End)
+        QApplication.processEvents()
+    finally:
+        requests.close()
+    assert session.snapshot.values["x"][0] == session.snapshot.range_for("x").high
+    assert requests.count == 0, requests.where
+    assert geometries(panel) == before
+    assert row(panel, "x", 0).label.width() == label_width
+
+
+class Calls:
+    """Counts calls of some methods (wrapping them on their class for one test)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, *methods: tuple[type, str]) -> None:
+        self.count: dict[str, int] = {}
+        for owner, name in methods:
+            self._wrap(monkeypatch, owner, name)
+
+    def _wrap(self, monkeypatch: pytest.MonkeyPatch, owner: type, name: str) -> None:
+        original = getattr(owner, name)
+        key = f"{owner.__name__}.{name}"
+        self.count[key] = 0
+
+        def counted(this: object, *args: object) -> object:
+            self.count[key] += 1
+            return original(this, *args)
+
+        monkeypatch.setattr(owner, name, counted)
+
+    def total(self) -> int:
+        return sum(self.count.values())
+
+
+def test_a_snapshot_that_changes_nothing_shown_touches_no_widget(
+    monkeypatch: pytest.MonkeyPatch, session: Session, panel: InputsPanel
+) -> None:
+    calls = Calls(
+        monkeypatch,
+        (QLabel, "setText"),
+        (SelectableText, "setText"),
+        (GradSwatch, "update"),
+        (NumberBox, "setValue"),
+        (NumberBox, "setSpecialValueText"),
+        (QSlider, "setValue"),
+        (QWidget, "setEnabled"),
+    )
+    snapshot = session.snapshot
+    panel.render(dataclasses.replace(snapshot, changes=frozenset({"view"})))
+    assert calls.total() == 0, calls.count
+    # With live off a tick is only its change: the new value, which the row shows already
+    # (the user put it there). The first one also says the .grad is old and enables
+    # "Reset to code"; the next ones have nothing else to show.
+    session.set_live(False)
+    r = row(panel, "x", 1)
+    r.slider.triggerAction(QSlider.SliderAction.SliderSingleStepAdd)
+    assert "live is off" in panel.groups["x"].grad_label.text()
+    calls.count = dict.fromkeys(calls.count, 0)
+    r.slider.triggerAction(QSlider.SliderAction.SliderSingleStepAdd)
+    assert session.snapshot.values["x"][1] == r.value() > 4.0
+    assert calls.count["NumberBox.setValue"] == 1  # the row's own box, once
+    assert calls.total() == 1, calls.count
+
+
+def test_a_result_updates_only_what_changed(
+    monkeypatch: pytest.MonkeyPatch, session: Session, panel: InputsPanel
+) -> None:
+    calls = Calls(monkeypatch, (GradSwatch, "update"), (NumberBox, "setValue"))
+    # y = sum(x**2): moving x[1] changes x.grad[1] alone.
+    session.set_input("x", 1, 5.0)
+    assert [r.swatch.text() for r in panel.groups["x"].editor.sliders] == ["6.", "10.", "20."]  # type: ignore[union-attr]
+    assert calls.count == {"GradSwatch.update": 1, "NumberBox.setValue": 1}
+
+
+def test_the_first_snapshot_of_a_tick_reports_before_the_row_shows_it(
+    qtbot: QtBot, session: Session, panel: InputsPanel
+) -> None:
+    r = row(panel, "x", 0)
+    before = r.box.text()
+    seen: list[str] = []
+    r.valueEdited.connect(lambda _value: seen.append(r.box.text()))
+    r.slider.triggerAction(QSlider.SliderAction.SliderSingleStepAdd)
+    # The session (and the engine's run) came first; the box shows the value after.
+    assert seen == [before]
+    assert r.value() > 3.0
+    assert r.box.text() == r.box.textFromValue(r.value()) != before

@@ -8,9 +8,12 @@ which intermediates can keep their ``.grad``.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from gui.model import nested
-from gui.model.result import FULL_VALUES_LIMIT, RunResult
-from gui.model.session import FixKind, Snapshot
+from gui.model.request import BackwardStep
+from gui.model.result import FULL_VALUES_LIMIT, Explanation, RunResult
+from gui.model.session import GRADIENT_RANGE, FixKind, InputRange, Snapshot
 from gui.model.session.fixes import failed_call, planned_code_fix
 from gui.model.tensor_format import format_number, format_shape, format_tensor
 
@@ -29,6 +32,111 @@ RETAIN_NOTES: dict[bool | None, str] = {
     True: "Kept after this call (you ticked it).",
     False: "Freed after this call (you unticked it): pressing Backward again shows torch's error.",
 }
+
+
+class Shown(NamedTuple):
+    """Everything of a snapshot the backward panel shows something of.
+
+    A slider tick on the inputs changes only the leaf values, which the panel does not
+    show: with :meth:`same_as` it can skip the tick's first snapshot outright. Results and
+    explanations are compared by identity (they are frozen, and comparing them field by
+    field would cost more than drawing them again).
+    """
+
+    result: RunResult | None
+    error: Explanation | None
+    warnings: tuple[Explanation, ...]
+    code: str
+    output: str | None
+    steps: tuple[BackwardStep, ...] | None
+    retain_grad: tuple[str, ...]
+    zero_after: bool
+    one_off_zero: int | None
+    gradient_range: InputRange | None
+    live: bool
+    stale: bool
+
+    def same_as(self, other: Shown | None) -> bool:
+        return (
+            other is not None
+            and self.result is other.result
+            and self.error is other.error
+            and self[2:] == other[2:]
+        )
+
+
+def shown(snapshot: Snapshot) -> Shown:
+    """What of ``snapshot`` the backward panel shows (everything but the leaf values and
+    the selection); ``stale`` counts only while live is off (the status says so)."""
+    state = snapshot.state
+    program = state.program
+    live = snapshot.live
+    return Shown(
+        snapshot.result,
+        snapshot.error,
+        snapshot.warnings,
+        program.code,
+        program.output,
+        program.steps,
+        program.retain_grad,
+        state.zero_after,
+        state.one_off_zero,
+        snapshot.ranges.get(GRADIENT_RANGE),
+        live,
+        snapshot.stale and not live,
+    )
+
+
+def result_facts(result: RunResult | None) -> tuple[object, ...] | None:
+    """What the backward panel shows of ``result``, as comparable data; ``None`` when it
+    must be drawn from the result itself (there is an error: the fixes read much of it).
+
+    A slider tick brings a new result whose numbers changed but rarely anything the panel
+    shows: equal facts mean it can keep what it shows. Every field of a result that the
+    functions of this module read (and the panel, through them) must be here.
+    """
+    if result is None:
+        return ()
+    if result.error is not None:
+        return None
+    tensors = tuple(
+        (
+            name,
+            info.value.shape,
+            info.is_leaf,
+            info.grad_fn is not None,
+            # An intermediate's .grad is shown beside its retain_grad box.
+            info.grad if not info.is_leaf and info.grad_fn is not None else None,
+        )
+        for name, info in result.tensors.items()
+    )
+    steps = tuple(
+        (
+            s.index,
+            s.source,
+            s.line,
+            s.tensor,
+            s.zero_grad,
+            s.error is None,
+            s.call,
+            # What torch.autograd.grad returned is shown (returned_note).
+            tuple(s.returned.items()) if s.call == "grad" else (),
+        )
+        for s in result.steps
+    )
+    values = result.step_values
+    return (
+        result.output,
+        None if result.output_value is None else result.output_value.shape,
+        result.output_source,
+        tensors,
+        steps,
+        result.steps_left_out,
+        result.steps_gap,
+        # The loop's first and last loss are shown from this many calls on (loss_note).
+        values if len(values) >= LOOP_CALLS else len(values),
+        result.step_values_left_out,
+    )
 
 
 # A fix button shows at most this many characters (a long call would widen the panel);

@@ -9,10 +9,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gui.model import nested
-from gui.model.result import NestedValues, RunResult
+from gui.model.result import NestedValues, RunResult, TensorData
+from gui.model.tensor_format import format_tensor
 from gui.model.views.arrays import as_array, is_real
 
 Structure = tuple[tuple[str, tuple[int, ...], bool], ...]
+
+LIVE_OFF_NOTE = "  (from the last run: live is off)"
+
+
+def grad_text(name: str, grad: TensorData | None, stale_live_off: bool = False) -> str:
+    """A leaf's ``.grad`` line: ``"x.grad = [6., 8., 20.]"``; ``stale_live_off`` (the code
+    changed since, and live is off) says the numbers are the last run's."""
+    text = f"{name}.grad = {format_tensor(grad)}"
+    return text + LIVE_OFF_NOTE if stale_live_off else text
 
 
 def flat_numbers(values: NestedValues) -> list[float]:
@@ -21,6 +31,9 @@ def flat_numbers(values: NestedValues) -> list[float]:
     Anything else (complex numbers) is left out, so a slider never gets a value it cannot
     show.
     """
+    flat = nested.flatten(values)
+    if all(type(v) is float for v in flat):
+        return flat  # the usual case (tensor.tolist() of a float tensor), without numpy
     array = as_array(values)
     if is_real(array):
         return array.astype(float).ravel().tolist()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from gui.model.session import Session
+from gui.model import nested
+from gui.model.session import Session, Snapshot
+from gui.model.tensor_format import format_tensor
 from gui.model.views.backward import (
     FIX_TEXT,
     FIX_TEXT_CHARS,
@@ -12,7 +14,10 @@ from gui.model.views.backward import (
     gradient_note,
     intermediates,
     output_choices,
+    output_note,
+    result_facts,
     retain_graph_note,
+    shown,
     status_text,
 )
 from tests.fixtures import load_lesson
@@ -125,3 +130,65 @@ def test_a_long_fix_is_cut_on_the_button_and_whole_in_the_tooltip(session: Sessi
     whole = f"Line 3: {name}.backward(torch.ones_like({name}))"
     assert fix_tooltip(snapshot, "ones_like") == whole
     assert fix_text(snapshot, "ones_like") == whole[: FIX_TEXT_CHARS - 1] + "…"
+
+
+# -- what the panel may skip ------------------------------------------------------------
+
+
+def texts(snapshot: Snapshot) -> tuple[object, ...]:
+    """Everything the backward panel writes from a result."""
+    result = snapshot.result
+    return (
+        output_choices(result),
+        output_note(snapshot),
+        gradient_note(snapshot, snapshot.output_shape),
+        status_text(snapshot),
+        intermediates(result),
+        [
+            (n, format_tensor(result.tensors[n].grad, 4))
+            for n in intermediates(result)
+            if result is not None
+        ],
+    )
+
+
+def test_a_result_that_differs_in_numbers_only_has_the_same_facts(session: Session) -> None:
+    for number in (0, 3, 4, 5):
+        load_lesson(session, number)
+        before = session.snapshot
+        leaf = before.leaves[0]
+        flat = nested.flatten(before.leaf_value(leaf))
+        session.set_input(leaf, 0, flat[0] + 0.25)
+        after = session.snapshot
+        assert after.result is not before.result
+        assert result_facts(after.result) == result_facts(before.result), number
+        assert texts(after) == texts(before), number
+
+
+def test_facts_follow_what_the_panel_shows(session: Session) -> None:
+    load_lesson(session, 4)
+    first = result_facts(session.snapshot.result)
+    session.set_retain_grad("y", True)  # y's .grad is shown beside its box
+    retained = result_facts(session.snapshot.result)
+    assert retained != first
+    session.set_input("x", 0, 0.5)
+    assert result_facts(session.snapshot.result) != retained  # the .grad shown changed
+    session.backward()  # one more call: the status counts it
+    assert result_facts(session.snapshot.result) != retained
+    session.set_code(NON_SCALAR)  # an error: the fixes read the whole result
+    assert session.snapshot.result is not None and session.snapshot.error is not None
+    assert result_facts(session.snapshot.result) is None
+    assert result_facts(None) == ()
+
+
+def test_shown_ignores_the_leaf_values_only(session: Session) -> None:
+    load_lesson(session, 3)
+    first = shown(session.snapshot)
+    session.set_live(False)
+    session.set_input("x", 0, 0.5)  # not run: the result stays, the values change
+    changed = shown(session.snapshot)
+    assert not changed.same_as(first)  # live went off
+    session.set_input("x", 0, 0.75)
+    assert shown(session.snapshot).same_as(changed)
+    session.set_gradient([[0.5]])
+    assert not shown(session.snapshot).same_as(changed)
