@@ -28,7 +28,6 @@ import argparse
 import cProfile
 import dataclasses
 import os
-import pickle
 import shutil
 import signal
 import statistics
@@ -47,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, QTimer  # noqa: E402
 from PySide6.QtWidgets import QAbstractSlider, QApplication, QSlider  # noqa: E402
 
+from gui.model import wire  # noqa: E402
 from gui.model.drawing.layout import layout_graph  # noqa: E402
 from gui.model.engine_process import EngineProcess  # noqa: E402
 from gui.model.request import Program  # noqa: E402
@@ -212,15 +212,12 @@ class TimedConnection:
         self._probe.add("engine: wait for the child's answer", _ms(start))
         return bool(ready)
 
-    def recv(self) -> object:
+    def recv_bytes(self) -> bytes:
         start = time.perf_counter()
         data = self._conn.recv_bytes()  # type: ignore[attr-defined]
-        middle = time.perf_counter()
-        value = pickle.loads(data)
-        self._probe.add("engine: read the answer", (middle - start) * 1000)
-        self._probe.add("engine: unpickle the answer", _ms(middle))
+        self._probe.add("engine: read the answer", _ms(start))
         self._probe.add("engine: answer size (KB, not ms)", len(data) / 1024)
-        return value
+        return bytes(data)
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._conn, name)
@@ -284,9 +281,12 @@ def instrument(
 
     def timed_submit(work: object, done: object) -> None:
         ended: list[float] = []
+        submitted = time.perf_counter()
 
         def timed_work() -> object:
             start = time.perf_counter()
+            # The worker thread needs the GIL the GUI thread holds while it renders.
+            probe.add("worker: submitted to started (queue, GIL)", _ms(submitted))
             value = work()  # type: ignore[operator]
             probe.add("worker: the whole job (engine + layout)", _ms(start))
             result = getattr(value, "result", None)
@@ -306,6 +306,15 @@ def instrument(
 
     dispatcher.submit = timed_submit  # type: ignore[method-assign]
     engine._conn = TimedConnection(engine._conn, probe)  # type: ignore[assignment]
+    loads = wire.loads
+
+    def timed_loads(data: bytes, *args: object) -> object:
+        start = time.perf_counter()
+        value = loads(data, *args)  # type: ignore[arg-type]
+        probe.add("engine: unpickle and check the answer", _ms(start))
+        return value
+
+    wire.loads = timed_loads  # type: ignore[assignment]
     return probe
 
 

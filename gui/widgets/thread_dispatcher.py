@@ -9,11 +9,17 @@ process, :mod:`gui.model.drawing.layout_process`, whose handle this thread uses 
 from __future__ import annotations
 
 import queue
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
+
+# How long the GUI thread may keep Python's GIL from the worker thread (Python's default
+# is 5 ms). A slider tick hands the job to the worker while the GUI thread goes on drawing
+# the change; with the default the job could wait that long before it is even sent.
+GIL_SWITCH_SECONDS = 0.0002
 
 
 class _Relay(QObject):
@@ -31,6 +37,7 @@ class ThreadDispatcher:
     inline = False
 
     def __init__(self) -> None:
+        sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_SECONDS))
         self._relay = _Relay()
         self._relay.delivered.connect(self._deliver)
         self._queue: queue.SimpleQueue[tuple[Callable[[], Any], Callable[[Any], None]] | None]

@@ -46,3 +46,20 @@ def test_a_runaway_program_never_blocks_the_gui_thread(
     qtbot.waitUntil(lambda: not session.snapshot.running, timeout=60_000)
     assert session.snapshot.error is None
     dispatcher.close()
+
+
+def test_the_gui_thread_hands_the_gil_over_quickly(qtbot: QtBot) -> None:
+    """A job submitted while the GUI thread draws must not wait Python's default 5 ms for
+    the GIL before it is even sent to the engine."""
+    import sys
+
+    from gui.widgets.thread_dispatcher import GIL_SWITCH_SECONDS
+
+    before = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.005)
+        dispatcher = ThreadDispatcher()
+        dispatcher.close()
+        assert sys.getswitchinterval() <= GIL_SWITCH_SECONDS < 0.001
+    finally:
+        sys.setswitchinterval(before)
