@@ -1,7 +1,8 @@
 """An edge of the graph: Graphviz's spline, an arrowhead, and its gradient label.
 
 The stroke follows :func:`gui.model.drawing.paint.edge_stroke` (as the SVG export does);
-constant links keep a fixed thin grey stroke and never get a label.
+constant links keep a fixed thin grey stroke and never get a label. Like a box, an edge off
+screen only takes its new gradient; its stroke is made when it is next painted.
 """
 
 from __future__ import annotations
@@ -9,15 +10,21 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsPolygonItem, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtGui import QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
+from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
-from gui.model.drawing.paint import EDGE_BASE_WIDTH, EDGE_MAX_EXTRA_WIDTH
+from gui.model.drawing.paint import EDGE_BASE_WIDTH, EDGE_MAX_EXTRA_WIDTH, edge_stroke
+from gui.model.result import TensorData
 from gui.widgets.edge_label_item import EdgeLabelItem
-from gui.widgets.scene_style import Z_EDGE, qcolor
+from gui.widgets.scene_style import NO_BRUSH, NO_PEN, Z_EDGE, qbrush, qcolor
 
 # How far beside its edge a label sits, so the line never runs through its digits.
 LABEL_GAP = 5.0
+ODD_EVEN = Qt.FillRule.OddEvenFill
+
+# What an edge's stroke is made from: the gradient flowing back along it and the colour
+# scale (0.0 when there is no gradient).
+StrokeSource = tuple[TensorData | None, float]
 
 
 def spline_path(points: tuple[tuple[float, float], ...]) -> QPainterPath:
@@ -48,7 +55,8 @@ class EdgeItem(QGraphicsItem):
     A plain item with a fixed bounding box rather than a QGraphicsPathItem: the stroke's
     width follows the gradient on every tick, and a path item recomputes its stroked
     outline (slow for splines) whenever its pen changes. Edges are never clicked, so the
-    outline is not needed.
+    outline is not needed. The arrowhead is painted by the edge itself (an item of its own
+    was one more item to mark dirty, index and visit on every tick).
     """
 
     def __init__(
@@ -59,36 +67,52 @@ class EdgeItem(QGraphicsItem):
     ) -> None:
         super().__init__()
         self._path = spline_path(points)
-        margin = (EDGE_BASE_WIDTH + EDGE_MAX_EXTRA_WIDTH) / 2 + 1
-        self._bounds = self._path.boundingRect().adjusted(-margin, -margin, margin, margin)
         self._pen = QPen()
         self._shape: QPainterPath | None = None
         self.link = link
-        self.source: object = None
+        self.source: StrokeSource | None = None
+        self._pending: StrokeSource | None = None
         self.color = ""
         self.width = 0.0
         self.setZValue(Z_EDGE)
         self._base = QPointF(*points[-1])
         self._tip = QPointF(*tip) if tip is not None else None
-        self._arrow: QGraphicsPolygonItem | None = None
+        # The arrowhead at the current width (empty until the first stroke), and its fill.
+        self._arrow = QPolygonF()
+        self._arrow_brush = NO_BRUSH
+        margin = (EDGE_BASE_WIDTH + EDGE_MAX_EXTRA_WIDTH) / 2 + 1
+        bounds = self._path.boundingRect().adjusted(-margin, -margin, margin, margin)
         if self._tip is not None:
-            self._arrow = QGraphicsPolygonItem(self)
-            self._arrow.setPen(QPen(Qt.PenStyle.NoPen))
+            widest = arrow_polygon(self._base, self._tip, EDGE_BASE_WIDTH + EDGE_MAX_EXTRA_WIDTH)
+            bounds = bounds.united(widest.boundingRect().adjusted(-1, -1, 1, 1))
+        self._bounds = bounds
+        self.area = (bounds.left(), bounds.top(), bounds.right(), bounds.bottom())
         self.label = EdgeLabelItem()
 
     @property
     def label_text(self) -> str:
         return self.label.text
 
+    @property
+    def pending(self) -> bool:
+        """Whether a newer gradient waits to be made into a stroke (when painted)."""
+        return self._pending is not None
+
     def path(self) -> QPainterPath:
         return self._path
 
     def pen(self) -> QPen:
+        self.settle()
         return self._pen
 
     def setPen(self, pen: QPen) -> None:
         self._pen = pen
         self.update()
+
+    def arrow(self) -> QPolygonF:
+        """The arrowhead as painted now (empty before the first stroke, or without a tip)."""
+        self.settle()
+        return QPolygonF(self._arrow)
 
     def boundingRect(self) -> QRectF:
         return self._bounds
@@ -107,28 +131,59 @@ class EdgeItem(QGraphicsItem):
         option: QStyleOptionGraphicsItem,
         widget: QWidget | None = None,
     ) -> None:
+        if self._pending is not None:  # painted without the view asking first (a render)
+            self.settle()
         painter.setPen(self._pen)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setBrush(NO_BRUSH)
         painter.drawPath(self._path)
+        if not self._arrow.isEmpty():
+            painter.setPen(NO_PEN)
+            painter.setBrush(self._arrow_brush)
+            painter.drawPolygon(self._arrow, ODD_EVEN)
 
     def label_anchor(self, t: float, left: bool) -> QPointF:
         """A point beside the spline at fraction ``t`` of its length."""
         point = self.path().pointAtPercent(t)
         return QPointF(point.x() + (-LABEL_GAP if left else LABEL_GAP), point.y())
 
-    def set_stroke(self, color: str, width: float) -> None:
+    def refresh(self, source: StrokeSource) -> None:
+        """Stroke for ``source`` now (the edge is on screen); repaints only on a change."""
+        self._pending = None
+        if source == self.source:
+            return
+        self.source = source
+        self.set_stroke(*edge_stroke(source[0], source[1]))
+
+    def defer(self, source: StrokeSource) -> None:
+        """Take ``source`` without making the stroke (off screen): made when next painted."""
+        self._pending = source
+
+    def settle(self) -> None:
+        """Make the stroke of a deferred source now, without asking for a repaint."""
+        source = self._pending
+        if source is None:
+            return
+        self._pending = None
+        if source == self.source:
+            return
+        self.source = source
+        self.set_stroke(*edge_stroke(source[0], source[1]), repaint=False)
+
+    def set_stroke(self, color: str, width: float, repaint: bool = True) -> None:
         """Stroke the spline (and fill the arrowhead) in ``color`` at ``width`` points."""
         width = round(width * 20) / 20  # finer steps are invisible, and each costs a repaint
         if color == self.color and width == self.width:
             return
         pen = QPen(qcolor(color), width)
         pen.setCapStyle(Qt.PenCapStyle.FlatCap)
-        self.setPen(pen)
-        if self._arrow is not None and self._tip is not None:
-            self._arrow.setBrush(QBrush(qcolor(color)))
+        self._pen = pen
+        if self._tip is not None:
+            self._arrow_brush = qbrush(color)
             if width != self.width:
-                self._arrow.setPolygon(arrow_polygon(self._base, self._tip, width))
+                self._arrow = arrow_polygon(self._base, self._tip, width)
         self.color, self.width = color, width
+        if repaint:
+            self.update()
 
     def set_label(self, text: str) -> None:
         self.label.set_text(text)

@@ -4,6 +4,11 @@
 structure, places the edge labels where they cover nothing, and afterwards only updates
 what each item shows. What a box or edge shows comes from the same helpers as the SVG
 export (:mod:`gui.model.drawing.paint`, :func:`gui.model.drawing.layout.node_lines`).
+
+On a tick only the items on screen make their texts and colours (and repaint if those
+changed); the others just take their new numbers and make them when they come into view
+(:meth:`GraphItems.settle`, which the view calls before it paints) or are read. A slider
+tick on a 200-box graph, of which a dozen boxes are in view, formats a dozen boxes.
 """
 
 from __future__ import annotations
@@ -13,14 +18,14 @@ from PySide6.QtGui import QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene
 
 from gui.model.drawing.colors import LINK_COLOR
-from gui.model.drawing.layout import FONT_SIZE, GraphLayout, NodeBox, has_cells, node_lines
-from gui.model.drawing.paint import Gradients, box_fill, edge_label, edge_stroke, element_cells
+from gui.model.drawing.layout import FONT_SIZE, GraphLayout, NodeBox, has_cells
+from gui.model.drawing.paint import Gradients
 from gui.model.result import Graph, StepRecord
 from gui.widgets.edge_item import EdgeItem
-from gui.widgets.edge_label_item import EDGE_FONT_SIZE
+from gui.widgets.edge_label_item import EDGE_FONT_SIZE, EdgeLabelItem
 from gui.widgets.label_placement import place_labels
 from gui.widgets.node_item import NodeItem
-from gui.widgets.scene_style import Z_EDGE, qcolor, text_scale_for_font
+from gui.widgets.scene_style import Z_EDGE, Area, overlaps, qcolor, text_scale_for_font
 
 
 class GraphItems:
@@ -37,12 +42,18 @@ class GraphItems:
         self.edges: dict[int, EdgeItem] = {}
         self.links: list[QGraphicsPathItem] = []
         self.selected: str | None = None
+        # Items holding numbers they have not drawn yet (off screen at the last tick).
+        self._pending: dict[int, NodeItem | EdgeItem | EdgeLabelItem] = {}
+        # The area in view when the pending items were last sorted out: until the view
+        # moves, none of them comes into view.
+        self._checked: Area | None = None
         scale = self.text_scale = text_scale_for_font()
         for node in graph.nodes:
             box = layout.nodes.get(node.key)
             if box is None:
                 continue
-            item = NodeItem(node.key, node.kind, box, scale, has_cells(node, layout.compact))
+            cells = has_cells(node, layout.compact)
+            item = NodeItem(node.key, node.kind, box, scale, cells, layout.compact)
             self.nodes[node.key] = item
             scene.addItem(item)
             owner = layout.nodes.get(node.owner) if node.owner is not None else None
@@ -66,6 +77,9 @@ class GraphItems:
         self.bounds = scene.itemsBoundingRect()
         if not layout.compact:
             self.bounds = self.bounds.united(place_labels(scene, graph, self.edges))
+            for edge_item in self.edges.values():
+                if not edge_item.link:
+                    edge_item.label.setVisible(True)  # draws nothing while it has no text
 
     def smallest_text_size(self) -> float:
         """The smallest font size any item draws, in scene units (edge labels are smaller
@@ -75,35 +89,77 @@ class GraphItems:
             sizes.append(EDGE_FONT_SIZE)
         return min(sizes, default=FONT_SIZE)
 
-    def update(self, graph: Graph, step: StepRecord | None, grads: Gradients) -> None:
-        """Texts, fills, strokes and labels for ``step`` whose gradients are ``grads``."""
+    def update(
+        self,
+        graph: Graph,
+        step: StepRecord | None,
+        grads: Gradients,
+        on_screen: Area | None = None,
+    ) -> None:
+        """Texts, fills, strokes and labels for ``step`` whose gradients are ``grads``.
+
+        Items within ``on_screen`` (``None``: all of them) make what they show now and
+        repaint if it changed; the others take their numbers and make them when next
+        painted (see :meth:`settle`) or read.
+        """
         compact = self.layout.compact
         flows = step.flows if step is not None else {}
+        scale = grads.scale
+        node_grads, edge_grads = grads.nodes, grads.edges
+        pending = self._pending
+        self._checked = on_screen
         for node in graph.nodes:
             item = self.nodes.get(node.key)
             if item is None:
                 continue
-            grad = grads.nodes[node.key]
-            flow = flows.get(node.key)
+            grad = node_grads[node.key]
             # Constants, saved tensors and untouched branches come back equal on most ticks:
             # comparing is far cheaper than formatting and colouring them again.
-            source = (node, flow, grad, grads.scale if grad is not None else 0.0)
-            if source == item.source:
-                continue
-            item.source = source
-            fill = box_fill(node, grad, grads.scale)
-            cells = element_cells(grad, grads.scale) if item.has_cells else None
-            item.set_content(node_lines(node, flow, grad, compact), fill, cells)
+            source = (node, flows.get(node.key), grad, scale if grad is not None else 0.0)
+            if on_screen is None or overlaps(item.area, on_screen):
+                item.refresh(source)
+            else:
+                item.defer(source)
+                pending[id(item)] = item
         for i, edge_item in self.edges.items():
             if edge_item.link:
                 continue
-            grad = grads.edges[i]
-            stroke_source = (grad, grads.scale if grad is not None else 0.0)
-            if stroke_source == edge_item.source:
+            grad = edge_grads[i]
+            stroke = (grad, scale if grad is not None else 0.0)
+            if on_screen is None or overlaps(edge_item.area, on_screen):
+                edge_item.refresh(stroke)
+            else:
+                edge_item.defer(stroke)
+                pending[id(edge_item)] = edge_item
+            if compact:
                 continue
-            edge_item.source = stroke_source
-            edge_item.set_stroke(*edge_stroke(grad, grads.scale))
-            edge_item.set_label(edge_label(grad) if grad is not None and not compact else "")
+            label = edge_item.label
+            if on_screen is None or overlaps(label.area, on_screen):
+                label.refresh(grad)
+            else:
+                label.defer(grad)
+                pending[id(label)] = label
+
+    def settle(self, on_screen: Area) -> None:
+        """Make what the items coming into view (within ``on_screen``) show, before they
+        are painted: a scroll or a zoom brings boxes whose numbers changed off screen."""
+        pending = self._pending
+        if not pending or on_screen == self._checked:
+            return
+        self._checked = on_screen
+        done = []
+        for key, item in pending.items():
+            if not item.pending:
+                done.append(key)
+            elif overlaps(item.area, on_screen):
+                item.settle()
+                done.append(key)
+        for key in done:
+            del pending[key]
+
+    def pending_count(self) -> int:
+        """How many items hold numbers they have not made into texts and colours yet."""
+        return sum(item.pending for item in self._pending.values())
 
     def select(self, key: str | None) -> None:
         """Outline the node ``key`` (``None``: none)."""

@@ -8,13 +8,23 @@ a graph too big for that scrolls rather than shrinking into a thumbnail.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QMouseEvent, QPainter, QResizeEvent, QTransform, QWheelEvent
+from PySide6.QtGui import (
+    QColor,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QResizeEvent,
+    QTransform,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import QApplication, QGraphicsScene, QGraphicsView, QWidget
 
 from gui.widgets.node_item import NodeItem
+from gui.widgets.scene_style import NOWHERE, Area
 
 # How much the scene fades while it shows an older result than the current state.
 STALE_VEIL = QColor(255, 255, 255, 130)
@@ -25,6 +35,9 @@ ZOOM_STEP = 1.25
 # the back of a classroom on a 1280x720 projector. A graph that fits the panel only smaller
 # is shown at this size instead, from the top (the leaves), and scrolls.
 READABLE_TEXT_PX = 12.0
+# How far beyond the viewport an item still counts as on screen, in pixels: antialiased
+# edges reach a pixel past an item's bounds.
+ON_SCREEN_MARGIN_PX = 4.0
 FitMode = Literal["initial", "fit"] | None
 
 
@@ -52,6 +65,12 @@ class GraphView(QGraphicsView):
         self.smallest_text = 10.0
         self.text_scale = 1.0
         self._press: tuple[QPointF, str | None] | None = None
+        # Called with the area in view just before every paint: items whose numbers
+        # changed while off screen make their texts before they are drawn.
+        self.before_paint: Callable[[Area], None] | None = None
+        # While the view paints: the dirty region in scene coordinates, one area per
+        # rectangle of whole pixels (boxes repaint only what lies in it); None otherwise.
+        self.exposure: list[Area] | None = None
 
     def zoom(self) -> float:
         """The current zoom, 1.0 = the layout's points at their true size."""
@@ -122,6 +141,20 @@ class GraphView(QGraphicsView):
         else:
             self.centerOn(rect.center())
 
+    def visible_area(self) -> Area:
+        """The part of the scene on screen, a few pixels wider (:data:`NOWHERE` while the
+        view is hidden: nothing of it is on screen then)."""
+        if not self.isVisible():
+            return NOWHERE
+        rect = self.mapToScene(self.viewport().rect()).boundingRect()
+        margin = ON_SCREEN_MARGIN_PX / (self.transform().m11() or 1.0)
+        return (
+            rect.left() - margin,
+            rect.top() - margin,
+            rect.right() + margin,
+            rect.bottom() + margin,
+        )
+
     def node_at(self, pos: QPoint) -> str | None:
         """The key of the box under viewport position ``pos``."""
         for item in self.items(pos):
@@ -161,6 +194,21 @@ class GraphView(QGraphicsView):
         super().resizeEvent(event)
         if self.fit_mode is not None:
             self._apply_fit()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        if self.before_paint is not None:
+            self.before_paint(self.visible_area())
+        to_scene, invertible = self.viewportTransform().inverted()
+        if invertible:
+            exposure = []
+            for rect in event.region():  # type: ignore[attr-defined]
+                r = to_scene.mapRect(QRectF(rect))
+                exposure.append((r.left(), r.top(), r.right(), r.bottom()))
+            self.exposure = exposure
+        try:
+            super().paintEvent(event)
+        finally:
+            self.exposure = None
 
     def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:
         if self.stale:

@@ -1,7 +1,8 @@
 """Where each edge label goes: beside its edge, covering no box, line or other label.
 
 Runs once per graph structure, before any label has text: labels are budgeted for their
-widest text, so moving values never pushes one onto something else.
+widest text, so moving values never pushes one onto something else, and that budget is the
+label's bounds from then on (a new number never changes the scene's geometry).
 """
 
 from __future__ import annotations
@@ -65,13 +66,21 @@ class _Obstacles:
         for item in scene.items():
             if isinstance(item, EdgeLabelItem):
                 continue
-            parent = item.parentItem()
-            owner = parent if isinstance(parent, EdgeItem) else item
+            owner = item
             weight = 3 if isinstance(item, NodeItem) else 1
             shape = item.sceneTransform().map(item.shape())
-            entry = (item.sceneBoundingRect(), shape, weight, owner)
-            for key in _cell_keys(entry[0], self.CELL):
-                self._cells.setdefault(key, []).append(entry)
+            self._add((item.sceneBoundingRect(), shape, weight, owner))
+            if isinstance(item, EdgeItem):
+                # The arrowhead, an obstacle of its own (it is painted by the edge).
+                arrow = item.arrow()
+                if not arrow.isEmpty():
+                    head = QPainterPath()
+                    head.addPolygon(arrow)
+                    self._add((arrow.boundingRect(), head, 1, item))
+
+    def _add(self, entry: tuple[QRectF, QPainterPath, int, object]) -> None:
+        for key in _cell_keys(entry[0], self.CELL):
+            self._cells.setdefault(key, []).append(entry)
 
     def hits(self, rect: QRectF, own: EdgeItem) -> int:
         seen: set[int] = set()
@@ -118,7 +127,7 @@ def place_labels(scene: QGraphicsScene, graph: Graph, edges: dict[int, EdgeItem]
             if best is not None and best[0] == 0:
                 break
         if best is not None:
-            item.label.anchor(best[1], best[2])
+            item.label.anchor(best[1], best[2], width)
             placed.add(best[3])
             bounds = bounds.united(best[3])
     return bounds

@@ -1,9 +1,14 @@
-"""The graph's colour legend: the shared diverging scale as one labelled bar."""
+"""The graph's colour legend: the shared diverging scale as one labelled bar.
+
+Its numbers change on most slider ticks (the scale follows the gradients), its colours
+never: the bar is drawn once per size into a pixmap and each repaint blits it and writes
+the three numbers.
+"""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QLinearGradient, QPainter, QPaintEvent
+from PySide6.QtGui import QColor, QLinearGradient, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from gui.model.drawing.colors import diverging_color, text_color_on
@@ -14,26 +19,32 @@ class LegendRamp(QWidget):
     """The diverging scale as one bar, labelled -s, 0 and s at its ends and middle."""
 
     STOPS = 9  # samples of the scale: its piecewise-linear colour stops
+    TIP = "Gradient colours: blue below zero, red above, darkest at ±scale"
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.scale = 1.0
         self.locked = False
         self._width = 0
+        self._bar: QPixmap | None = None
+        self._bar_key: tuple[int, int, float] | None = None
+        # The ends' and middle's text colours: the bar's colours at -1, 0 and 1 of the scale.
+        self._text_colors = [QColor(text_color_on(self._color(at))) for at in (-1.0, 0.0, 1.0)]
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
-        self.setToolTip("Gradient colours: blue below zero, red above, darkest at ±scale")
+        self.setToolTip(self.TIP)
         self._fit_width()
 
     def set_scale(self, scale: float, locked: bool = False) -> None:
         """Label the bar for ``scale`` (the magnitude drawn darkest); ``locked``: a scale
         the user locked (a round number, written without trailing zeros)."""
         if scale != self.scale or locked != self.locked or self._width == 0:
+            if locked != self.locked:
+                self.setToolTip(
+                    self.TIP
+                    + (" (locked: numbers beyond it get the end colours)" if locked else "")
+                )
             self.scale = scale
             self.locked = locked
-            self.setToolTip(
-                "Gradient colours: blue below zero, red above, darkest at ±scale"
-                + (" (locked: numbers beyond it get the end colours)" if locked else "")
-            )
             self._fit_width()
             self.update()
 
@@ -61,22 +72,41 @@ class LegendRamp(QWidget):
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
-        bar = QRectF(self.rect())
-        gradient = QLinearGradient(bar.topLeft(), bar.topRight())
-        for i in range(self.STOPS):
-            fraction = i / (self.STOPS - 1)
-            gradient.setColorAt(fraction, QColor(self._color(2 * fraction - 1)))
-        painter.fillRect(bar, gradient)
-        inner = bar.adjusted(5, 0, -5, 0)
+        painter.drawPixmap(0, 0, self._bar_pixmap())
+        inner = QRectF(self.rect()).adjusted(5, 0, -5, 0)
         aligns = (
             Qt.AlignmentFlag.AlignLeft,
             Qt.AlignmentFlag.AlignHCenter,
             Qt.AlignmentFlag.AlignRight,
         )
-        for at, text, align in zip((-1.0, 0.0, 1.0), self.texts(), aligns, strict=True):
-            painter.setPen(QColor(text_color_on(self._color(at))))
+        for color, text, align in zip(self._text_colors, self.texts(), aligns, strict=True):
+            painter.setPen(color)
             painter.drawText(inner, align | Qt.AlignmentFlag.AlignVCenter, text)
         painter.end()
 
-    def _color(self, fraction: float) -> str:
-        return diverging_color(fraction * self.scale, self.scale)
+    def _bar_pixmap(self) -> QPixmap:
+        """The coloured bar at the widget's size and pixel ratio (made again on a resize)."""
+        ratio = self.devicePixelRatioF()
+        size = self.size()
+        key = (size.width(), size.height(), ratio)
+        bar = self._bar
+        if bar is not None and self._bar_key == key:
+            return bar
+        self._bar_key = key
+        bar = QPixmap(size * ratio)
+        bar.setDevicePixelRatio(ratio)
+        rect = QRectF(0, 0, size.width(), size.height())
+        gradient = QLinearGradient(rect.topLeft(), rect.topRight())
+        for i in range(self.STOPS):
+            fraction = i / (self.STOPS - 1)
+            gradient.setColorAt(fraction, QColor(self._color(2 * fraction - 1)))
+        painter = QPainter(bar)
+        painter.fillRect(rect, gradient)
+        painter.end()
+        self._bar = bar
+        return bar
+
+    @staticmethod
+    def _color(fraction: float) -> str:
+        """The colour ``fraction`` of the way from 0 to either end (the same at any scale)."""
+        return diverging_color(fraction, 1.0)
