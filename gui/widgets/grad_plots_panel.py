@@ -47,8 +47,9 @@ from gui.widgets.grad_history import GradHistory
 from gui.widgets.plot_style import ADDED_BORDER, BEFORE_COLOR, FINAL_COLOR, plot_font
 
 MAX_ROWS = 3
-# A plot's least height, in lines of the plot font (190 px at 11 pt): title, axis, bars.
-ROW_MIN_LINES = 10.5
+# A plot's least height, in lines of the plot font (150 px at 11 pt): title, axis, bars;
+# two stacked plots fit the narrow column above the node details at 1280x720.
+ROW_MIN_LINES = 8.5
 
 Shapes = tuple[tuple[str, tuple[int, ...]], ...]
 
