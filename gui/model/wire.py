@@ -21,6 +21,7 @@ import io
 import pickle
 import pickletools
 import types
+from array import array
 from typing import Any
 
 from gui.model import request, result
@@ -106,21 +107,61 @@ def _nested_loads(data: object, depth: int, modules: tuple[types.ModuleType, ...
 def check_expanded(message: object) -> None:
     """Refuse a message that would expand to more than :data:`MAX_EXPANDED` items when
     walked (shared sub-lists count each time they are reached): the window walks them."""
-    budget = MAX_EXPANDED
-    pending = [message]
+    if _expanded_size(message, {}, MAX_EXPANDED) > MAX_EXPANDED:
+        raise pickle.UnpicklingError("the engine sent a message that expands too far")
+
+
+# Leaves of a message: nothing inside them to walk.
+_ATOMS = frozenset({float, int, str, bool, type(None), bytes, complex})
+
+
+def _expanded_size(root: object, sizes: dict[int, int], budget: int) -> int:
+    """How many items walking ``root`` reaches, or anything above ``budget`` once past it.
+
+    The engine's message objects (dataclass instances) are walked once each, their size
+    remembered in ``sizes`` by identity: a result shares its graph with its last step, and
+    a shared object counts its full size at every reference without being walked again.
+    ``root`` is alive all along, so no identity is reused while ``sizes`` lives.
+    """
+    size = 0
+    pending = [root]
     while pending:
         value = pending.pop()
-        budget -= 1
-        if budget < 0:
-            raise pickle.UnpicklingError("the engine sent a message that expands too far")
         kind = type(value)
-        if kind is list or kind is tuple or kind is set or kind is frozenset:
+        if kind in _ATOMS:
+            size += 1
+            continue
+        if kind is list:
+            # A tensor's row of numbers (most of a message) is counted in C: ``array``
+            # takes only numbers, so a list it takes holds nothing to walk into.
+            try:
+                array("d", value)  # type: ignore[call-overload]
+            except (TypeError, OverflowError):  # not a number; an int past a float's range
+                pending.extend(value)  # type: ignore[arg-type]
+                size += 1
+            else:
+                size += 1 + len(value)  # type: ignore[arg-type]
+        elif kind is tuple or kind is set or kind is frozenset:
             pending.extend(value)  # type: ignore[arg-type]
+            size += 1
         elif kind is dict:
             pending.extend(value.keys())  # type: ignore[attr-defined]
             pending.extend(value.values())  # type: ignore[attr-defined]
-        elif hasattr(value, "__dataclass_fields__"):
+            size += 1
+        elif hasattr(value, "__dataclass_fields__") and value is not root:
+            known = sizes.get(id(value))
+            if known is None:
+                known = _expanded_size(value, sizes, budget - size)
+                sizes[id(value)] = known
+            size += known
+        elif value is root:
             pending.extend(vars(value).values())
+            size += 1
+        else:
+            size += 1
+        if size > budget:
+            return size
+    return size
 
 
 def check_shape(data: bytes) -> None:
