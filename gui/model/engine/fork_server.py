@@ -29,14 +29,18 @@ import contextlib
 import ctypes
 import gc
 import os
+import pickle
 import resource
 import signal
 import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 
-from gui.model import explain
+from gui.model import explain, wire
+from gui.model import request as request_module
+from gui.model import result as result_module
 from gui.model.engine import allowlist as allowlist_module
+from gui.model.engine import os_wall as os_wall_module
 from gui.model.engine import pristine
 from gui.model.engine.jobs import (
     MEMORY_HEADROOM_BYTES,
@@ -158,7 +162,13 @@ class ForkServer:
         """A note from the owner or the standby (or the end of one of them)."""
         for spare in (self._owner, self._standby):
             if spare is not None and spare.notes is notes:
-                note = _receive(spare.notes)
+                note = _read_note(spare.notes)
+                if note is MALFORMED:
+                    # Only a program past the Python wall writes anything else: the process
+                    # is stopped and handled as one that ended without saying why.
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(spare.pid, signal.SIGKILL)
+                    note = None
                 if spare is self._owner:
                     self._on_owner_note(spare, note)
                 else:
@@ -406,11 +416,61 @@ def _ready(report: WallReport | None) -> EngineReady:
 
 
 def _receive(source: Connection) -> object:
-    """The next message, or ``None`` when the other side has gone (EOF or a broken pipe)."""
+    """The next message from a trusted side (the window, or the server for a spare), or
+    ``None`` when the other side has gone (EOF or a broken pipe)."""
     try:
         return source.recv()
     except (EOFError, OSError):
         return None
+
+
+# A note that is not one a spare sends: its process ran a program that got past the
+# Python wall. Never unpickled with ``pickle`` (see :func:`_read_note`).
+MALFORMED = object()
+# The messages a note may hold: jobs handed back, and what a spare reports of its walls.
+NOTE_MESSAGES = (request_module, result_module, os_wall_module)
+
+
+def _read_note(source: Connection) -> object:
+    """The next note of a spare, ``None`` when it has gone, or :data:`MALFORMED`.
+
+    A spare's notes pipe stays open while it runs programs, so a program that got past
+    the Python wall could write on it. The server is outside the operating-system wall:
+    it reads the bytes with the window's careful reader (:func:`gui.model.wire.loads`,
+    which builds only these message classes and plain data) and accepts only the notes
+    a spare sends, with fields of the right types.
+    """
+    try:
+        data = source.recv_bytes()
+    except (EOFError, OSError):
+        return None
+    try:
+        note = wire.loads(data, NOTE_MESSAGES)
+    except pickle.UnpicklingError:
+        return MALFORMED
+    return note if _is_note(note) else MALFORMED
+
+
+def _is_note(note: object) -> bool:
+    if type(note) is not tuple or not note or type(note[0]) is not str:
+        return False
+    kind, fields = note[0], note[1:]
+    if kind in ("answering", "idle", "retired"):
+        return not fields
+    if kind == "took":
+        return (
+            len(fields) == 3
+            and type(fields[0]) is int
+            and type(fields[1]) in (int, float)
+            and type(fields[2]) is int
+        )
+    if kind == "handoff":
+        return len(fields) == 1 and isinstance(fields[0], Job)
+    if kind == "ready":
+        return len(fields) == 1 and isinstance(fields[0], WallReport)
+    if kind == "failed":
+        return len(fields) == 1 and type(fields[0]) is str
+    return False
 
 
 def _reap(spare: _Spare) -> int:
