@@ -83,6 +83,9 @@ class _Spare:
     time_limit: float = 0.0
     answering: bool = False
     answered: float = 0.0  # when it started answering
+    # The job, told only by the first owner (forked before the server finished warming
+    # up): should it run out of time, a warm process runs it again (see _stop_owner).
+    job: Job | None = None
 
     @property
     def deadline(self) -> float | None:
@@ -147,7 +150,7 @@ class ForkServer:
         timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
         ready = wait(watched, timeout)
         if not ready:
-            self._stop_owner()
+            self._stop_owner(out_of_time=True)
             return True
         for source in ready:
             if source is self._control and not self._on_control():
@@ -187,14 +190,14 @@ class ForkServer:
     def _on_owner_note(self, owner: _Spare, note: object) -> None:
         kind = note[0] if isinstance(note, tuple) and note else None
         if kind == "took":
-            _, owner.run_id, owner.time_limit, owner.seed = note  # type: ignore[misc]
+            _, owner.run_id, owner.time_limit, owner.seed, owner.job = note  # type: ignore[misc]
             owner.started = time.monotonic()
             owner.answering = False
         elif kind == "answering":
             owner.answering = True
             owner.answered = time.monotonic()
         elif kind == "idle":
-            owner.run_id = None
+            owner.run_id, owner.job = None, None
         elif kind == "handoff":
             self._handed_back = note[1]  # type: ignore[index]
             self._retire_owner()
@@ -254,8 +257,15 @@ class ForkServer:
         if self._standby is None and self._broken is None and (self._warm or cold_allowed):
             self._standby = self._fork_spare()
 
-    def _stop_owner(self) -> None:
-        """Kill the owner (over its time, or asked to) and answer for its job."""
+    def _stop_owner(self, out_of_time: bool = False) -> None:
+        """Kill the owner (over its time, or asked to) and answer for its job.
+
+        The first owner is forked before the server finished warming up: the first time
+        a program of it uses what was left for later (a backward seeded with a given
+        gradient imports sympy, 0.3-0.5 s), that is charged to its time. A job of it that
+        runs out of time is not answered as runaway: a warm process runs it again, with
+        its whole time limit (the window waits up to twice the limit for this).
+        """
         owner = self._owner
         if owner is None:
             return
@@ -264,7 +274,10 @@ class ForkServer:
         _reap(owner)
         self._owner = None
         if owner.run_id is not None and not owner.answering:
-            self._answer_for(owner, explain.explain_runaway("time", seconds=owner.time_limit))
+            if out_of_time and owner.job is not None and self._warm:
+                self._handed_back = owner.job
+            else:
+                self._answer_for(owner, explain.explain_runaway("time", seconds=owner.time_limit))
         self._promote()
 
     def _answer_for(self, spare: _Spare, error: Explanation) -> None:
@@ -363,7 +376,16 @@ class _Owner:
                     self._notes.send(("handoff", job))  # a new program gets a new process
                     return 0
             request = job.request
-            self._notes.send(("took", job.run_id, request.time_limit, request.program.seed))
+            cold = not allowlist_module.allowlist().is_complete
+            self._notes.send(
+                (
+                    "took",
+                    job.run_id,
+                    request.time_limit,
+                    request.program.seed,
+                    job if cold else None,
+                )
+            )
             result = answer(request)
             if _refused(result) and not allowlist_module.allowlist().is_complete:
                 # Forked before the server finished warming up, this process lacks part of
@@ -459,10 +481,11 @@ def _is_note(note: object) -> bool:
         return not fields
     if kind == "took":
         return (
-            len(fields) == 3
+            len(fields) == 4
             and type(fields[0]) is int
             and type(fields[1]) in (int, float)
             and type(fields[2]) is int
+            and (fields[3] is None or isinstance(fields[3], Job))
         )
     if kind == "handoff":
         return len(fields) == 1 and isinstance(fields[0], Job)

@@ -26,6 +26,13 @@ WARM_UP_PROGRAM = (
     "z = torch.sin(y).sum() + y.mean()\n"
     "print(z)\n"
 )
+# What the first result does not wait for: a vector output seeded with a given gradient,
+# whose first use imports torch's symbolic-shape checks (sympy, 0.3-0.5 s) and vmap.
+WARM_UP_THE_REST_PROGRAM = (
+    "x = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+    "y = x * x\n"
+    "y.backward(torch.tensor([1.0, -1.0]))\n"
+)
 
 
 def answer(request: RunRequest) -> RunResult:
@@ -102,12 +109,15 @@ def internal_error(exc: BaseException) -> Explanation:
 
 def warm_up_the_rest() -> None:
     """What :func:`warm_up` leaves for after the engine says it is ready: the optimizers'
-    part of the allowlist (making an optimizer imports ``torch._dynamo``, over a second).
-    The window's first result does not wait for it; a program that uses an optimizer in
-    the one copy of the process made before it is handed to a warm copy."""
+    part of the allowlist (making an optimizer imports ``torch._dynamo``, over a second)
+    and the imports of a backward seeded with a given gradient. The window's first result
+    does not wait for them. In the one copy of the process made before, a program that
+    uses an optimizer is handed to a warm copy, and one that runs out of time (it paid
+    for those imports) runs again in a warm copy (see :mod:`.fork_server`)."""
     from gui.model.engine import guard
     from gui.model.engine.allowlist import allowlist
 
+    take_pickled(answer(RunRequest(Program(code=WARM_UP_THE_REST_PROGRAM))))
     allowlist().complete()
     guard.forget_verdicts()
 

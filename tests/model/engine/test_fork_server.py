@@ -10,6 +10,7 @@ import sys
 import time
 
 import pytest
+import torch
 
 from gui.model.engine_process import EngineProcess
 from gui.model.request import Program, RunRequest
@@ -128,3 +129,50 @@ def test_memory_is_freed_from_one_program_to_the_next(engine_process: EngineProc
     for value in range(30):
         result = engine_process.run(RunRequest(Program(code=code + f"z = {value}\n")))
         assert result.error is None, result.error
+
+
+SEEDED = "x = torch.tensor([1.0, 2.0], requires_grad=True)\ny = x * x\ny.backward(torch.tensor([1.0, -1.0]))\n"
+
+
+def warm_engine_with_a_cold_owner() -> EngineProcess:
+    """A new engine, ready, whose server has finished warming up (so it keeps the first
+    owner's time at once), and whose first owner (forked before that) has run nothing."""
+    engine = EngineProcess()
+    engine.start()
+    with engine._lock:
+        engine._wait_ready()
+    time.sleep(4)  # the server warms the rest (optimizers, seeded backward) meanwhile
+    return engine
+
+
+@pytest.mark.slow
+def test_a_first_program_is_not_charged_for_what_was_left_to_warm() -> None:
+    """The first owner is forked before the server warms up what the first result does
+    not need (a backward seeded with a given gradient imports sympy, 0.3-0.5 s). A first
+    program that needs it and runs out of its time there is run again in a warm process:
+    its numbers come back, as plain torch gives them."""
+    engine = warm_engine_with_a_cold_owner()
+    try:
+        result = engine.run(RunRequest(Program(code=SEEDED), time_limit=0.15))
+        assert result.error is None, result.error
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        (x * x).backward(torch.tensor([1.0, -1.0]))
+        assert result.tensors["x"].grad is not None
+        assert result.tensors["x"].grad.values == x.grad.tolist()
+    finally:
+        engine.close()
+
+
+@pytest.mark.slow
+def test_a_first_program_that_never_ends_is_still_stopped() -> None:
+    """Run again in a warm process, a runaway first program runs out of time there too
+    and is answered as runaway (within twice its limit), once."""
+    engine = warm_engine_with_a_cold_owner()
+    try:
+        started = time.monotonic()
+        stopped = engine.run(RunRequest(Program(code="while True:\n    pass\n"), time_limit=0.3))
+        assert stopped.error is not None and stopped.error.kind == "runaway-code"
+        assert time.monotonic() - started < 5
+        assert chain(engine).error is None
+    finally:
+        engine.close()

@@ -63,7 +63,8 @@ def wall_report() -> WallReport:
 @pytest.mark.parametrize(
     "note",
     [
-        ("took", 3, 1.5, 0),
+        ("took", 3, 1.5, 0, None),
+        ("took", 3, 1.5, 0, Job(3, RunRequest(Program(code="y = 1\n")))),
         ("answering",),
         ("idle",),
         ("retired",),
@@ -81,8 +82,9 @@ def test_the_notes_a_spare_sends_are_read(note: tuple[object, ...]) -> None:
 @pytest.mark.parametrize(
     "note",
     [
-        ("took", "3", 1.5, 0),
-        ("took", 3, 1.5),
+        ("took", "3", 1.5, 0, None),
+        ("took", 3, 1.5, 0, "job"),
+        ("took", 3, 1.5, 0),
         ("handoff", "job"),
         ("idle", 1),
         ("ready", None),
@@ -103,46 +105,93 @@ def test_a_pickle_that_runs_a_command_builds_nothing(tmp_path: Path) -> None:
     assert not target.exists()
 
 
+class FakeOwner:
+    """A forked process posing as the server's owner: it writes ``note`` on its notes
+    pipe, then sleeps until killed. ``window`` is the window's end of the server's pipe."""
+
+    def __init__(self, note: object) -> None:
+        self.window, server_end = multiprocessing.Pipe()
+        control_read, self._control_write = multiprocessing.Pipe(duplex=False)
+        notes_read, notes_write = os.pipe()
+        orders_read, orders_write = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            try:
+                notes = Connection(notes_write, readable=False)
+                notes.send(note)
+                time.sleep(30)  # its notes pipe open, as a running owner's is
+                notes.close()
+            finally:
+                os._exit(0)
+        os.close(notes_write)
+        os.close(orders_read)
+        self.spare = _Spare(
+            self.pid,
+            Connection(notes_read, writable=False),
+            Connection(orders_write, readable=False),
+        )
+        self.spare.ready = True
+        self.server = ForkServer(server_end, control_read)
+        self.server._owner = self.spare
+        self.server._warm = True
+        self.server._broken = "no spares in this test"  # nothing is forked to replace it
+
+    def answer(self) -> Answer | None:
+        if not self.window.poll(2):
+            return None
+        answer = wire.loads(self.window.recv_bytes())
+        assert isinstance(answer, Answer)
+        return answer
+
+    def close(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
+
+
 def test_a_spare_that_writes_one_is_stopped_and_its_run_answered(tmp_path: Path) -> None:
     """A forked owner in the middle of run 7 writes the command pickle on its notes pipe
     (as a program past the Python wall would): the server runs nothing, kills it and
     answers run 7 as a crash."""
     target = tmp_path / "owned"
-    window, server_end = multiprocessing.Pipe()
-    control_read, _control_write = multiprocessing.Pipe(duplex=False)
-    notes_read, notes_write = os.pipe()
-    orders_read, orders_write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the compromised owner
-        try:
-            Connection(notes_write, readable=False).send(("took", RunsACommand(target), 1, 0))
-            time.sleep(30)
-        finally:
-            os._exit(0)
-    os.close(notes_write)
-    os.close(orders_read)
-    owner = _Spare(
-        pid, Connection(notes_read, writable=False), Connection(orders_write, readable=False)
-    )
-    owner.ready, owner.run_id, owner.started, owner.time_limit = True, 7, time.monotonic(), 1.5
-    server = ForkServer(server_end, control_read)
-    server._owner = owner
-    server._broken = "no spares in this test"  # nothing is forked to replace it
+    fake = FakeOwner(("took", RunsACommand(target), 1, 0, None))
+    fake.spare.run_id, fake.spare.started, fake.spare.time_limit = 7, time.monotonic(), 1.5
     try:
-        server._handle(owner.notes)
-        assert server._owner is None
-        assert window.poll(5)
-        answer = wire.loads(window.recv_bytes())
-        assert isinstance(answer, Answer) and answer.run_id == 7
+        fake.server._handle(fake.spare.notes)
+        assert fake.server._owner is None
+        answer = fake.answer()
+        assert answer is not None and answer.run_id == 7
         error = answer.result.error
         assert error is not None and error.kind == "engine-crashed", error
         assert "SIGKILL" in error.message + error.explanation
         assert not target.exists(), "the server ran the command in the note"
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, 0)
+        fake.close()
+
+
+@pytest.mark.parametrize("cold", [True, False])
+def test_a_cold_owner_out_of_time_is_run_again_in_a_warm_process(cold: bool) -> None:
+    """The first owner tells its job; out of time, the job goes to a warm process instead
+    of being answered as runaway. A warm owner's job is answered as runaway at once."""
+    job = Job(7, RunRequest(Program(code="y = 1\n"), time_limit=0.1))
+    fake = FakeOwner(("took", 7, 0.1, 0, job if cold else None))
+    try:
+        fake.server._handle(fake.spare.notes)
+        assert fake.spare.run_id == 7
+        fake.server._step()  # nothing more comes: the deadline passes
+        assert fake.server._owner is None
+        if cold:
+            assert fake.server._handed_back == job
+            assert fake.answer() is None
+        else:
+            assert fake.server._handed_back is None
+            answer = fake.answer()
+            assert answer is not None and answer.run_id == 7
+            assert answer.result.error is not None
+            assert answer.result.error.kind == "runaway-code"
+    finally:
+        fake.close()
 
 
 def test_the_server_reads_notes_only_this_way() -> None:
