@@ -20,6 +20,7 @@ import gc
 import importlib
 import multiprocessing
 import pickle
+import secrets
 import sys
 import threading
 import time
@@ -27,8 +28,8 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
 from gui.model import safety, wire
-from gui.model.request import Job, RunRequest, StopJob
-from gui.model.result import Answer, EngineReady, Explanation, RunResult, failed_result
+from gui.model.request import Job, NewProgram, RunRequest, StopJob
+from gui.model.result import Answer, EngineReady, Explanation, Fresh, RunResult, failed_result
 
 STARTUP_TIMEOUT_SECONDS = 120.0
 # When the child enforces time limits itself, how much longer this side waits before it
@@ -102,6 +103,10 @@ class EngineProcess:
         self._control: Connection | None = None
         self._ready: EngineReady | None = None
         self._next_id = 0
+        # The code of the last job sent, and the nonce of the server's Fresh still awaited
+        # after a new program (see _send).
+        self._program: str | None = None
+        self._fresh: int | None = None
 
     @property
     def ready(self) -> EngineReady | None:
@@ -162,8 +167,7 @@ class EngineProcess:
             # which runs it again from the start (see engine.fork_server): twice the limit.
             margin = ANSWER_MARGIN_SECONDS + request.time_limit if enforced else 0.0
             try:
-                assert self._conn is not None
-                self._conn.send(job)
+                self._send(job, enforced)
                 answer = self._answer(job, started + request.time_limit + margin)
                 if answer is None and enforced:
                     assert self._control is not None
@@ -185,15 +189,34 @@ class EngineProcess:
             runaway = explain_runaway("time", seconds=request.time_limit)
             return failed_result(runaway, seed=seed, elapsed=elapsed)
 
+    def _send(self, job: Job, enforced: bool) -> None:
+        """Send ``job``: to the process that runs the current program, or, when it is a
+        new program and each gets its own process, to the server (see
+        :class:`~gui.model.request.NewProgram`), never where the last one reads."""
+        assert self._conn is not None
+        code = job.request.program.code
+        if enforced and self._program is not None and code != self._program:
+            assert self._control is not None
+            self._fresh = secrets.randbits(62)
+            self._control.send(NewProgram(job, self._fresh))
+        else:
+            self._conn.send(job)
+        self._program = code
+
     def _answer(self, job: Job, deadline: float) -> Answer | None:
-        """The answer to ``job``, skipping late answers to earlier jobs; ``None`` at the
-        deadline."""
+        """The answer to ``job``, skipping late answers to earlier jobs and, after a new
+        program was sent, everything before the server's :class:`Fresh` (the last program's
+        process could have written it); ``None`` at the deadline."""
         assert self._conn is not None
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not self._conn.poll(remaining):
                 return None
             message = wire.loads(self._conn.recv_bytes())
+            if self._fresh is not None:
+                if isinstance(message, Fresh) and message.nonce == self._fresh:
+                    self._fresh = None
+                continue
             if isinstance(message, Answer) and message.run_id == job.run_id:
                 if not isinstance(message.result, RunResult):
                     raise TypeError("the engine answered something that is not a result")
@@ -207,6 +230,7 @@ class EngineProcess:
             if end is not None:
                 end.close()
         self._process, self._conn, self._control, self._ready = None, None, None, None
+        self._program, self._fresh = None, None
 
     def close(self) -> None:
         """Stop the child process."""

@@ -97,6 +97,21 @@ class Job:
 
 
 @dataclass(frozen=True)
+class NewProgram:
+    """A job whose code is not the last program's, sent to the engine's server on the
+    control pipe: never where the process that ran the last program reads its jobs.
+
+    That process may have run a program that got past the Python wall; it must not read
+    (and answer, with made-up numbers) the next program. The server stops it first, then
+    writes :class:`~gui.model.result.Fresh` with ``nonce`` on the window's pipe (nobody
+    else knows it: everything before it is dropped) and hands the job to a fresh process.
+    """
+
+    job: Job
+    nonce: int
+
+
+@dataclass(frozen=True)
 class StopJob:
     """Ask the engine's process to kill job ``run_id``: it ran past its time limit."""
 

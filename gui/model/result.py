@@ -337,6 +337,15 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class Fresh:
+    """The engine's server to the window: the process that ran the last program is gone,
+    so what follows on the pipe comes from the server and the next program's process
+    (``nonce`` is the one the window chose for :class:`gui.model.request.NewProgram`)."""
+
+    nonce: int
+
+
+@dataclass(frozen=True)
 class EngineReady:
     """The engine's process is up: how it keeps runs apart, and which walls it has.
 

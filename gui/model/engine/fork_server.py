@@ -9,10 +9,15 @@ already theirs), apply the operating-system wall (:mod:`.os_wall`) and wait for 
   (:mod:`.pristine`) and waits for the next job. A slider drag re-runs the same program
   many times a second, so the owner keeps serving jobs of **the same code**: a fork per run
   would cost more than the whole tick (see ``benchmarks/engine_speed.py``).
-- A job with **different code** goes to a fresh process: the owner hands it back to the
-  server and exits, and the *standby* (a spare forked ahead of time) takes it and becomes the
-  owner. So a program never runs in a process that another program ran in: whatever one
-  program changed (gradients off, a default dtype, memory it filled) cannot reach another.
+- A job with **different code** goes to a fresh process. The window sends it to the
+  server on the control pipe (:class:`~gui.model.request.NewProgram`), never where the
+  owner reads: the server kills the owner, tells the window :class:`~gui.model.result.Fresh`
+  (what came before it on the pipe may be the old owner's), and the *standby* (a spare
+  forked ahead of time) takes the job and becomes the owner. An owner that reads a job of
+  other code anyway hands it back and exits. So a program never runs in a process that
+  another program ran in, nor reads another's job: whatever one program changed (gradients
+  off, a default dtype, memory it filled, even the engine's own code past the Python wall)
+  cannot reach another.
 - An owner also retires after :data:`MAX_RUNS_PER_PROCESS` runs or when its memory grew by
   :data:`MAX_GROWTH_BYTES`, and after a run that ran out of memory.
 
@@ -51,8 +56,8 @@ from gui.model.engine.jobs import (
     warm_up_the_rest,
 )
 from gui.model.engine.os_wall import WallReport, apply_os_wall
-from gui.model.request import Job, StopJob
-from gui.model.result import Answer, EngineReady, Explanation, RunResult, failed_result
+from gui.model.request import Job, NewProgram, StopJob
+from gui.model.result import Answer, EngineReady, Explanation, Fresh, RunResult, failed_result
 
 # A spare that fails this many times in a row (before taking any job) means the sandbox
 # cannot start here: the server then answers every job with the reason instead.
@@ -185,7 +190,29 @@ class ForkServer:
             if owner is not None and owner.run_id == message.run_id:
                 self._stop_owner()
             return True
+        if isinstance(message, NewProgram):
+            self._new_program(message)
+            return True
         return False  # None (stop) or the GUI went away (EOF)
+
+    def _new_program(self, order: NewProgram) -> None:
+        """A job of new code: the process that ran the last program goes first (it could
+        read the window's pipe), then the window hears :class:`Fresh` and the standby runs
+        the job (see :class:`~gui.model.request.NewProgram`)."""
+        owner = self._owner
+        if owner is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(owner.pid, signal.SIGKILL)
+            _reap(owner)  # the window had its answer: it sends a job only after one
+            self._owner = None
+        with contextlib.suppress(OSError):
+            self._conn.send(Fresh(order.nonce))
+        if self._broken is not None:
+            self._answer_job_broken(order.job)
+            return
+        self._handed_back = order.job
+        self._refork()
+        self._promote()
 
     def _on_owner_note(self, owner: _Spare, note: object) -> None:
         kind = note[0] if isinstance(note, tuple) and note else None
@@ -292,10 +319,14 @@ class ForkServer:
         job = _receive(self._conn)
         if not isinstance(job, Job):
             return False
+        self._answer_job_broken(job)
+        return True
+
+    def _answer_job_broken(self, job: Job) -> None:
         why = RuntimeError(f"the sandbox for programs cannot start: {self._broken}")
         result = failed_result(internal_error(why), seed=job.request.program.seed)
-        self._conn.send(Answer(job.run_id, result))
-        return True
+        with contextlib.suppress(OSError):
+            self._conn.send(Answer(job.run_id, result))
 
     def _shutdown(self) -> None:
         for spare in (self._owner, self._standby):

@@ -12,10 +12,13 @@ so in its :class:`~gui.model.result.EngineReady` message.
 Messages (all pickled through ``multiprocessing`` connections):
 
 - ``conn`` (both ways): this process sends one :class:`~gui.model.result.EngineReady`, then
-  an :class:`~gui.model.result.Answer` per :class:`~gui.model.request.Job` it receives;
-  ``None`` from the GUI means stop.
+  an :class:`~gui.model.result.Answer` per :class:`~gui.model.request.Job` it receives
+  (and :class:`~gui.model.result.Fresh` before the answer to a new program); ``None`` from
+  the GUI means stop.
 - ``control`` (GUI to here): :class:`~gui.model.request.StopJob` asks to kill a run that is
-  over its time (answered with a runaway :class:`~gui.model.result.Answer`); ``None`` stops.
+  over its time (answered with a runaway :class:`~gui.model.result.Answer`);
+  :class:`~gui.model.request.NewProgram` carries the job of a program other than the last
+  (with ``fork``); ``None`` stops.
 """
 
 from __future__ import annotations

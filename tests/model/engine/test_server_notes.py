@@ -8,11 +8,9 @@ the notes a spare sends, stop the spare that wrote anything else, and answer for
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import os
 import pickle
-import signal
 import sys
 import time
 from multiprocessing.connection import Connection
@@ -20,12 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from gui.model import wire
 from gui.model.engine import fork_server
-from gui.model.engine.fork_server import MALFORMED, ForkServer, _read_note, _Spare
+from gui.model.engine.fork_server import MALFORMED, _read_note
 from gui.model.engine.os_wall import WallReport
 from gui.model.request import Job, Program, RunRequest
-from gui.model.result import Answer
+from tests.model.engine.fake_owner import FakeOwner
 
 pytestmark = pytest.mark.skipif(
     sys.platform not in ("linux", "darwin"), reason="spares exist only with fork"
@@ -103,51 +100,6 @@ def test_a_pickle_that_runs_a_command_builds_nothing(tmp_path: Path) -> None:
     assert _read_note(pipe_with(payload)) is MALFORMED
     assert _read_note(pipe_with(b"\x80\x04garbage")) is MALFORMED
     assert not target.exists()
-
-
-class FakeOwner:
-    """A forked process posing as the server's owner: it writes ``note`` on its notes
-    pipe, then sleeps until killed. ``window`` is the window's end of the server's pipe."""
-
-    def __init__(self, note: object) -> None:
-        self.window, server_end = multiprocessing.Pipe()
-        control_read, self._control_write = multiprocessing.Pipe(duplex=False)
-        notes_read, notes_write = os.pipe()
-        orders_read, orders_write = os.pipe()
-        self.pid = os.fork()
-        if self.pid == 0:
-            try:
-                notes = Connection(notes_write, readable=False)
-                notes.send(note)
-                time.sleep(30)  # its notes pipe open, as a running owner's is
-                notes.close()
-            finally:
-                os._exit(0)
-        os.close(notes_write)
-        os.close(orders_read)
-        self.spare = _Spare(
-            self.pid,
-            Connection(notes_read, writable=False),
-            Connection(orders_write, readable=False),
-        )
-        self.spare.ready = True
-        self.server = ForkServer(server_end, control_read)
-        self.server._owner = self.spare
-        self.server._warm = True
-        self.server._broken = "no spares in this test"  # nothing is forked to replace it
-
-    def answer(self) -> Answer | None:
-        if not self.window.poll(2):
-            return None
-        answer = wire.loads(self.window.recv_bytes())
-        assert isinstance(answer, Answer)
-        return answer
-
-    def close(self) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signal.SIGKILL)
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(self.pid, 0)
 
 
 def test_a_spare_that_writes_one_is_stopped_and_its_run_answered(tmp_path: Path) -> None:
