@@ -37,6 +37,10 @@ STARTUP_TIMEOUT_SECONDS = 120.0
 ANSWER_MARGIN_SECONDS = 5.0
 # How long a child that was asked to stop a run may take to say it did.
 STOP_MARGIN_SECONDS = 5.0
+# The most one message from the engine may hold (a result is cut to 3 MB before it is
+# sent), and how long reading one may take once it has begun to arrive.
+MAX_MESSAGE_BYTES = 64 * 1024**2
+READ_TIMEOUT_SECONDS = 10.0
 
 
 @functools.lru_cache(maxsize=64)
@@ -107,6 +111,7 @@ class EngineProcess:
         # after a new program (see _send).
         self._program: str | None = None
         self._fresh: int | None = None
+        self._watchdog = ReadWatchdog(READ_TIMEOUT_SECONDS)
 
     @property
     def ready(self) -> EngineReady | None:
@@ -138,7 +143,7 @@ class EngineProcess:
             return self._ready
         if not self._conn.poll(STARTUP_TIMEOUT_SECONDS):
             raise RuntimeError("the engine process did not start")
-        message = wire.loads(self._conn.recv_bytes())
+        message = self._receive()
         if isinstance(message, str):
             raise RuntimeError(message)
         if not isinstance(message, EngineReady):
@@ -212,7 +217,7 @@ class EngineProcess:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not self._conn.poll(remaining):
                 return None
-            message = wire.loads(self._conn.recv_bytes())
+            message = self._receive()
             if self._fresh is not None:
                 if isinstance(message, Fresh) and message.nonce == self._fresh:
                     self._fresh = None
@@ -221,6 +226,22 @@ class EngineProcess:
                 if not isinstance(message.result, RunResult):
                     raise TypeError("the engine answered something that is not a result")
                 return message
+
+    def _receive(self) -> object:
+        """The next message (``poll`` said one is coming), read with the careful reader.
+
+        Bounded by :data:`MAX_MESSAGE_BYTES` (past it: ``OSError``), and by the watchdog: a
+        sender that stops halfway through a message (only a program past the Python wall
+        could make the engine do that) would hold this read forever, so the engine's
+        process is killed and the read ends.
+        """
+        assert self._conn is not None
+        self._watchdog.watch(self._process)
+        try:
+            data = self._conn.recv_bytes(MAX_MESSAGE_BYTES)
+        finally:
+            self._watchdog.watch(None)
+        return wire.loads(data)
 
     def _kill(self) -> None:
         if self._process is not None:
@@ -243,3 +264,39 @@ class EngineProcess:
                             end.send(None)
                 process.join(timeout=2)
             self._kill()
+            self._watchdog.stop()
+
+
+class ReadWatchdog:
+    """Kills the engine's process when one read of a message lasts over ``limit`` seconds.
+
+    One thread per engine, started at the first read, waking a few times a second; a read
+    costs two attribute writes. Killing the engine's process (its copies die with it)
+    closes every other end of the pipe, so the blocked read ends with ``EOFError``.
+    """
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+        self._watched: tuple[float, BaseProcess] | None = None
+        self._thread: threading.Thread | None = None
+        self._stopped = False
+
+    def watch(self, process: BaseProcess | None) -> None:
+        """Watch a read from ``process`` starting now; ``None``: the read is over."""
+        self._watched = None if process is None else (time.monotonic(), process)
+        if process is not None and self._thread is None:
+            self._thread = threading.Thread(
+                target=self._serve, name="engine-read-watchdog", daemon=True
+            )
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stopped = True
+
+    def _serve(self) -> None:
+        while not self._stopped:
+            time.sleep(min(0.5, self.limit / 4))
+            watched = self._watched
+            if watched is not None and time.monotonic() - watched[0] > self.limit:
+                with contextlib.suppress(Exception):
+                    watched[1].kill()

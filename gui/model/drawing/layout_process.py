@@ -56,6 +56,9 @@ SVG_TIME_LIMIT_SECONDS = 20.0
 # SVG of a big loop once took 19 GB.
 LAYOUT_MEMORY_HEADROOM_BYTES = 1024**3
 STARTUP_TIMEOUT_SECONDS = 60.0
+# The most one reply may hold: an SVG of the biggest graph drawn is some megabytes; a
+# length past this (the worker lays out a stranger's graph in native code) is not read.
+MAX_REPLY_BYTES = 256 * 1024**2
 
 LAYOUT_TIMEOUT = "layout-timeout"
 LAYOUT_CRASHED = "layout-crashed"
@@ -244,7 +247,7 @@ class LayoutProcess:
             try:
                 # Read as carefully as the engine's answers: the graph Graphviz lays out
                 # comes from a stranger's program, and its labels reach native code there.
-                message = wire.loads(conn.recv_bytes(), LAYOUT_MESSAGES)
+                message = wire.loads(conn.recv_bytes(MAX_REPLY_BYTES), LAYOUT_MESSAGES)
             except (EOFError, OSError, pickle.UnpicklingError) as exc:
                 raise self._failed(LAYOUT_CRASHED, self._exit_detail() or str(exc)) from exc
             if job_id is None and isinstance(message, WorkerReady):

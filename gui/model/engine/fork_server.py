@@ -482,6 +482,8 @@ def _receive(source: Connection) -> object:
 MALFORMED = object()
 # The messages a note may hold: jobs handed back, and what a spare reports of its walls.
 NOTE_MESSAGES = (request_module, result_module, os_wall_module)
+# A note holds at most a job (its code and values): far less than this.
+MAX_NOTE_BYTES = 64 * 1024**2
 
 
 def _read_note(source: Connection) -> object:
@@ -494,9 +496,11 @@ def _read_note(source: Connection) -> object:
     a spare sends, with fields of the right types.
     """
     try:
-        data = source.recv_bytes()
-    except (EOFError, OSError):
+        data = source.recv_bytes(MAX_NOTE_BYTES)
+    except EOFError:
         return None
+    except OSError:  # too long (or a broken pipe: the spare is gone, killing it is harmless)
+        return MALFORMED
     try:
         note = wire.loads(data, NOTE_MESSAGES)
     except pickle.UnpicklingError:
