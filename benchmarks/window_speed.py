@@ -212,9 +212,9 @@ class TimedConnection:
         self._probe.add("engine: wait for the child's answer", _ms(start))
         return bool(ready)
 
-    def recv_bytes(self) -> bytes:
+    def recv_bytes(self, maxlength: int | None = None) -> bytes:
         start = time.perf_counter()
-        data = self._conn.recv_bytes()  # type: ignore[attr-defined]
+        data = self._conn.recv_bytes(maxlength)  # type: ignore[attr-defined]
         self._probe.add("engine: read the answer", _ms(start))
         self._probe.add("engine: answer size (KB, not ms)", len(data) / 1024)
         return bytes(data)
