@@ -270,32 +270,34 @@ class EngineProcess:
 class ReadWatchdog:
     """Kills the engine's process when one read of a message lasts over ``limit`` seconds.
 
-    One thread per engine, started at the first read, waking a few times a second; a read
-    costs two attribute writes. Killing the engine's process (its copies die with it)
-    closes every other end of the pipe, so the blocked read ends with ``EOFError``.
+    One thread per engine (from its first read until :meth:`stop`), waking a few times a
+    second; a read costs two attribute writes. Killing the engine's process (its copies
+    die with it) closes every other end of the pipe, so the blocked read ends with
+    ``EOFError``.
     """
 
     def __init__(self, limit: float) -> None:
         self.limit = limit
         self._watched: tuple[float, BaseProcess] | None = None
-        self._thread: threading.Thread | None = None
-        self._stopped = False
+        self._stopped: threading.Event | None = None
 
     def watch(self, process: BaseProcess | None) -> None:
         """Watch a read from ``process`` starting now; ``None``: the read is over."""
         self._watched = None if process is None else (time.monotonic(), process)
-        if process is not None and self._thread is None:
-            self._thread = threading.Thread(
-                target=self._serve, name="engine-read-watchdog", daemon=True
-            )
-            self._thread.start()
+        if process is not None and self._stopped is None:
+            self._stopped = threading.Event()
+            threading.Thread(
+                target=self._serve, args=(self._stopped,), name="engine-read-watchdog", daemon=True
+            ).start()
 
     def stop(self) -> None:
-        self._stopped = True
+        """End the thread (a later read starts another)."""
+        if self._stopped is not None:
+            self._stopped.set()
+            self._stopped = None
 
-    def _serve(self) -> None:
-        while not self._stopped:
-            time.sleep(min(0.5, self.limit / 4))
+    def _serve(self, stopped: threading.Event) -> None:
+        while not stopped.wait(min(0.5, self.limit / 4)):
             watched = self._watched
             if watched is not None and time.monotonic() - watched[0] > self.limit:
                 with contextlib.suppress(Exception):

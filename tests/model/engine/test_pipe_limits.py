@@ -17,7 +17,7 @@ from multiprocessing.connection import Connection
 import pytest
 
 from gui.model.engine.fork_server import MALFORMED, _read_note
-from gui.model.engine_process import MAX_MESSAGE_BYTES, EngineProcess
+from gui.model.engine_process import MAX_MESSAGE_BYTES, EngineProcess, ReadWatchdog
 from gui.model.request import Program, RunRequest
 from gui.model.result import EngineReady
 
@@ -86,3 +86,26 @@ def test_a_note_longer_than_any_note_is_not_read() -> None:
     os.write(write, header(2**40))
     assert _read_note(Connection(read, writable=False)) is MALFORMED
     os.close(write)
+
+
+def test_the_watchdog_watches_again_after_a_stop() -> None:
+    """An engine closed and used again (the window restarts it) is watched again; a read
+    that ended in time kills nothing."""
+    killed: list[str] = []
+
+    class Process:
+        def kill(self) -> None:
+            killed.append("killed")
+
+    dog = ReadWatchdog(0.2)
+    dog.watch(Process())  # type: ignore[arg-type]
+    dog.watch(None)
+    time.sleep(0.5)
+    assert killed == []
+    dog.stop()
+    dog.watch(Process())  # type: ignore[arg-type]
+    deadline = time.monotonic() + 5
+    while not killed and time.monotonic() < deadline:
+        time.sleep(0.05)
+    dog.stop()
+    assert killed
