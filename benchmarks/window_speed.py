@@ -5,7 +5,9 @@ needed). It builds the same window ``python main.py`` shows and prints, in milli
 
 - per lesson and for a synthetic ~200-node graph: the time from a slider value change (a
   keyboard step on the first input slider, as a user would make) until every panel has
-  rendered the new result and Qt has painted, p50 and p95 over N ticks;
+  rendered the new result and Qt has painted, p50 and p95 over N ticks, and the CPU time
+  the window's process spent per tick (all its threads, p50: what the window itself costs,
+  less sensitive than the wall time to the other processes of a shared machine);
 - the relayout time when the structure changes (200 nodes): Graphviz alone, and the whole
   change from new code to a painted window;
 - start-up: from launching the app (``gui.app.main``, as ``main.py`` does) to the first
@@ -104,7 +106,10 @@ def tick_times(
     session: Session,
     ticks: int,
     probe: Probe | None = None,
+    cpu: list[float] | None = None,
 ) -> list[float]:
+    """Milliseconds from each slider step to the painted result (``cpu``: appended with
+    the CPU time the window's process spent on each)."""
     sliders = window.inputs.findChildren(QSlider)
     if not sliders:
         raise RuntimeError("no input slider to drag")
@@ -120,11 +125,14 @@ def tick_times(
         if probe is not None:
             probe.end_tick(keep=False)  # what happened between ticks is not the tick's
         start = time.perf_counter()
+        spent = time.process_time()
         slider.triggerAction(action)
         wait_until_rendered(app, session)
         elapsed = (time.perf_counter() - start) * 1000
         if i >= 10:  # the first ticks warm caches
             times.append(elapsed)
+            if cpu is not None:
+                cpu.append((time.process_time() - spent) * 1000)
         if probe is not None:
             probe.add("tick: slider value change to painted window", elapsed)
             probe.end_tick(keep=i >= 10)
@@ -548,19 +556,22 @@ def ticks_report(args: argparse.Namespace) -> None:
     bench = build_window(args.breakdown, events=not args.no_events)
     app, window, session = bench.app, bench.window, bench.session
     print(f"slider tick to painted window, {args.ticks} ticks each (ms)")
-    print(f"{'case':34} {'nodes':>6} {'p50':>7} {'p95':>7}")
+    print(f"{'case':34} {'nodes':>6} {'p50':>7} {'p95':>7} {'window CPU p50':>15}")
     for name, file in cases(args.cases):
         nodes = load_case(bench, file)
         profiler = cProfile.Profile() if args.profile else None
         if profiler is not None:
             profiler.enable()
-        times = tick_times(app, window, session, args.ticks, bench.probe)
+        cpu: list[float] = []
+        times = tick_times(app, window, session, args.ticks, bench.probe, cpu)
         if profiler is not None:
             profiler.disable()
             Path(args.profile).mkdir(parents=True, exist_ok=True)
             profiler.dump_stats(str(Path(args.profile) / f"{name.split()[0]}.prof"))
         p50, p95 = percentiles(times)
-        print(f"{name:34} {nodes:6d} {p50:7.2f} {p95:7.2f}", flush=True)
+        print(
+            f"{name:34} {nodes:6d} {p50:7.2f} {p95:7.2f} {statistics.median(cpu):15.2f}", flush=True
+        )
         if bench.probe is not None:
             print_breakdown(name, bench.probe)
             bench.probe.ticks.clear()
