@@ -79,6 +79,8 @@ def _serve_in_place(conn: Connection) -> None:
     from gui.model.engine import pristine
 
     warm_up_the_rest()  # one process for every program: nothing to hurry for
+    gc.collect()
+    gc.freeze()  # what warming imported (sympy, torch._dynamo) is not walked after each run
     baseline = pristine.capture()
     conn.send(
         EngineReady(
