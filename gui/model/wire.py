@@ -148,15 +148,16 @@ def _expanded_size(root: object, sizes: dict[int, int], budget: int) -> int:
             pending.extend(value.keys())  # type: ignore[attr-defined]
             pending.extend(value.values())  # type: ignore[attr-defined]
             size += 1
-        elif hasattr(value, "__dataclass_fields__") and value is not root:
-            known = sizes.get(id(value))
-            if known is None:
-                known = _expanded_size(value, sizes, budget - size)
-                sizes[id(value)] = known
-            size += known
-        elif value is root:
-            pending.extend(vars(value).values())
-            size += 1
+        elif hasattr(value, "__dataclass_fields__"):
+            if value is root:  # the object this call sizes: its fields
+                pending.extend(vars(value).values())
+                size += 1
+            else:  # another: sized once, by a call of its own
+                known = sizes.get(id(value))
+                if known is None:
+                    known = _expanded_size(value, sizes, budget - size)
+                    sizes[id(value)] = known
+                size += known
         else:
             size += 1
         if size > budget:

@@ -393,6 +393,9 @@ class _Owner:
         self._code: str | None = None
         self._runs = 0
         self._peak = _peak_memory()
+        # Forked before the server finished warming up (the first owner): it lacks the
+        # optimizers' part of the allowlist and the seeded backward's imports.
+        self._cold = not allowlist_module.allowlist().is_complete
 
     def serve(self, job: Job | None) -> int:
         # The run's garbage is collected as it goes (everything older is frozen, so a
@@ -407,21 +410,12 @@ class _Owner:
                     self._notes.send(("handoff", job))  # a new program gets a new process
                     return 0
             request = job.request
-            cold = not allowlist_module.allowlist().is_complete
-            self._notes.send(
-                (
-                    "took",
-                    job.run_id,
-                    request.time_limit,
-                    request.program.seed,
-                    job if cold else None,
-                )
-            )
+            told = job if self._cold else None  # run again warm if it runs out of time
+            self._notes.send(("took", job.run_id, request.time_limit, request.program.seed, told))
             result = answer(request)
-            if _refused(result) and not allowlist_module.allowlist().is_complete:
-                # Forked before the server finished warming up, this process lacks part of
-                # the allowlist (optimizers): a warm process judges the program instead, so
-                # no result depends on which process ran it.
+            if _refused(result) and self._cold:
+                # Lacking part of the allowlist (optimizers), this process leaves the
+                # verdict to a warm one, so no result depends on which process ran it.
                 self._notes.send(("handoff", job))
                 return 0
             # The program's leftovers go now, under its time limit: a reference cycle (its
