@@ -382,9 +382,9 @@ def build_agraph(graph: Graph, node_names: dict[str, str], **attrs: Any) -> Any:
     module's sizes and texts but never Graphviz itself, which runs in the layout worker
     (:mod:`.layout_worker`), where a crash or a hang cannot take the window with it.
     """
-    import pygraphviz as pgv
+    from gui.model.drawing.dot_reader import read_dot
 
-    return pgv.AGraph(string=dot_source(graph, node_names, **attrs))
+    return read_dot(dot_source(graph, node_names, **attrs))
 
 
 def _parse_spline(
