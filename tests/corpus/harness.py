@@ -6,10 +6,14 @@ style it imitates, ``# expect: ...`` says what must happen:
 
 - ``match``: the engine runs it to the end, and every named tensor's value and ``.grad``,
   the output's value and every printed line equal plain torch's, exactly;
+  ``match warns <kind>``: and the engine explains a warning of that kind;
 - ``explained <kind>``: the engine ends with an explanation of that kind, and plain Python
-  raises an error at the same point;
+  raises an error at the same line;
 - ``refused``: the engine refuses it (before it runs, or when it reaches the refused thing)
   with one sentence naming what.
+
+An optional third comment, ``# mentions: a | b``, lists words the explanation (of the
+error, the warning or the refusal) must contain: the learner's own names, lines and fix.
 """
 
 from __future__ import annotations
@@ -18,10 +22,12 @@ import contextlib
 import io
 import random
 import re
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
 from gui.model.engine import pristine
@@ -39,17 +45,32 @@ class Snippet:
     source: str
     expect: str  # "match", "explained", "refused"
     kind: str | None  # the explanation's kind, for "explained"
+    warns: str | None = None  # a warning's kind the engine must explain, for "match"
+    mentions: tuple[str, ...] = ()  # words the explanation must contain
+
+
+HEADER_KEYS = ("after", "expect", "mentions")
 
 
 def snippets() -> list[Snippet]:
     found = []
     for path in sorted(SNIPPETS.glob("*.py")):
         code = path.read_text()
-        header = dict(
-            line[2:].split(":", 1) for line in code.splitlines()[:4] if line.startswith("# ")
+        header = {}
+        for line in code.splitlines()[:4]:
+            key, colon, value = line[2:].partition(":")
+            if line.startswith("# ") and colon and key in HEADER_KEYS:
+                header[key] = value.strip()
+        expect, _, kind = header["expect"].partition(" ")
+        warns = None
+        if expect == "match" and kind:
+            word, _, warns = kind.partition(" ")
+            assert word == "warns", f"{path.name}: `match warns <kind>` expected"
+            kind = ""
+        mentions = tuple(m.strip() for m in header.get("mentions", "").split(" | ") if m.strip())
+        found.append(
+            Snippet(path.stem, code, header["after"], expect, kind or None, warns, mentions)
         )
-        expect, _, kind = header["expect"].strip().partition(" ")
-        found.append(Snippet(path.stem, code, header["after"].strip(), expect, kind or None))
     return found
 
 
@@ -80,6 +101,7 @@ def run_plain(code: str) -> PlainRun:
     torch.set_warn_always(True)  # see run_in_engine
     torch.manual_seed(DEFAULT_SEED)
     random.seed(DEFAULT_SEED)
+    np.random.seed(DEFAULT_SEED % 2**32)  # as the engine seeds numpy's global generator
     error: BaseException | None = None
     try:
         with contextlib.redirect_stdout(out), _quiet():
@@ -89,6 +111,16 @@ def run_plain(code: str) -> PlainRun:
     finally:
         pristine.restore(baseline)
     return PlainRun(namespace, out.getvalue().splitlines(), error)
+
+
+def plain_error_line(plain: PlainRun) -> int | None:
+    """The snippet's line plain Python raised at (innermost frame of the snippet)."""
+    line = None
+    if plain.error is not None:
+        for frame in traceback.extract_tb(plain.error.__traceback__):
+            if frame.filename == "<plain>":
+                line = frame.lineno
+    return line
 
 
 def _values(data: TensorData | None) -> Any:

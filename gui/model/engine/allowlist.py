@@ -123,6 +123,11 @@ TORCH_REVIEWED: tuple[str, ...] = (
 AUTOGRAD_REVIEWED: tuple[str, ...] = (
     "grad", "backward", "Variable", "no_grad", "enable_grad", "set_grad_enabled",
     "inference_mode", "Function",
+    # Compare the program's own backward with finite differences ("Extending PyTorch",
+    # "Double Backward with Custom Functions"): they call the given function (the
+    # program's, still guarded) on perturbed copies and torch.autograd.grad; tensor math
+    # only, nothing kept after they return, no files, threads or global hooks.
+    "gradcheck", "gradgradcheck",
 )  # fmt: skip
 # Tensor methods torch's table leaves out that are tensor math all the same.
 TENSOR_REVIEWED: tuple[str, ...] = (

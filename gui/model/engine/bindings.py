@@ -81,11 +81,17 @@ class Bindings:
         # see :meth:`_update_parameters`).
         self.parameters: dict[str, torch.Tensor] = {}
         self._parameter_ids: set[int] = set()
+        # The qualified names the program's modules have now: a name the program no longer
+        # has (``model`` rebound to a model without ``weights``) is not shown, as a variable
+        # rebound to something else is not.
+        self._live_parameters: set[str] = set()
 
     def tensor(self, name: str) -> torch.Tensor | None:
         value = self.namespace.get(name)
         if isinstance(value, torch.Tensor):
             return value
+        if name not in self._live_parameters:
+            return None
         return self.parameters.get(name)
 
     def update(self, line: int) -> None:
@@ -120,16 +126,23 @@ class Bindings:
         to it like any leaf's. A tensor keeps the first name it got: a parameter also bound
         to a variable (``w = model.weight``) is listed once, under the name seen first.
         """
+        live: set[str] = set()
         for var, value in list(self.namespace.items()):
             if not isinstance(value, torch.nn.Module) or var.startswith("_"):
                 continue
             for qualified, p in module_parameters(value):
                 name = f"{var}.{qualified}"
                 if self.parameters.get(name) is p:
+                    live.add(name)
                     continue
                 if id(p) in self._parameter_ids or id(p) in self.naming.tensors:
-                    continue  # already named (a shared parameter, a submodule bound too)
+                    # Already named (a shared parameter, a submodule bound too): its first
+                    # name stays shown while the program can still reach it.
+                    if self.parameters.get(self.naming.tensors.get(id(p), "")) is p:
+                        live.add(self.naming.tensors[id(p)])
+                    continue
                 self.parameters[name] = p
+                live.add(name)
                 self._parameter_ids.add(id(p))
                 self._keepalive.append(p)
                 self.naming.tensors[id(p)] = name
@@ -138,6 +151,7 @@ class Bindings:
                     self.first_line[name] = line
                 if name in self._pending_values:
                     self._override(name, p, self._pending_values.pop(name), line)
+        self._live_parameters = live
 
     def _override(self, name: str, value: torch.Tensor, wanted: NestedValues, line: int) -> None:
         if not value.is_leaf:

@@ -33,6 +33,16 @@ KEPT_WARNINGS = 10
 # The set of warnings already seen is only a shortcut (repeats are dropped before they are
 # explained); past this size repeats are explained again and dropped by the bound above.
 MAX_SEEN_WARNINGS = 10_000
+# Categories Python's default filters show only when the warning points at the program's
+# own code (``default::DeprecationWarning:__main__``, the rest ignored): a deprecation inside
+# a library (``torch.func.jacfwd`` warning about ``torch.jit.script`` it calls) is not the
+# learner's to act on, and their own Python would not show it.
+LIBRARY_ONLY_CATEGORIES: tuple[type[Warning], ...] = (
+    DeprecationWarning,
+    PendingDeprecationWarning,
+    ImportWarning,
+    ResourceWarning,
+)
 
 T = TypeVar("T")
 
@@ -200,6 +210,8 @@ class WarningCapture:
         file: object = None,
         line: str | None = None,
     ) -> None:
+        if issubclass(category, LIBRARY_ONLY_CATEGORIES) and filename != PROGRAM_FILENAME:
+            return
         where = program_line()
         text = bounded_text(str(message))
         key = (text, where)

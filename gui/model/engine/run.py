@@ -145,6 +145,7 @@ class _Run:
             source_line=source,
             leaves=tuple(self.bindings.leaves()),
             attribute_owner=self.bindings.grad_owner(source),
+            program=self.program.code,
         )
 
     # -- backward ---------------------------------------------------------------------
@@ -256,6 +257,7 @@ class _Run:
                 else None,
                 source_line=self._source(call.line),
                 leaves=tuple(leaves),
+                program=self.program.code,
             )
         detailed = self.step_count < MAX_DETAILED_STEPS and self.walked_nodes < MAX_DETAILED_NODES
         self.current_call = call
@@ -419,7 +421,11 @@ class _Run:
     def _explain_at(self, exc: BaseException, line: int | None, column: int | None) -> Explanation:
         if isinstance(exc, guard.CodeRefusedAtRuntime):
             return explain.explain_refusal(
-                exc.message, _refused_construct(self._source(line)), line=line, column=column
+                exc.message,
+                _refused_construct(self._source(line)),
+                line=line,
+                column=column,
+                while_running=True,
             )
         message = str(exc)
         if isinstance(exc, RecursionError):
@@ -432,6 +438,7 @@ class _Run:
                 source_line=self._source(line),
                 leaves=tuple(self.bindings.leaves()),
                 constants=self.bindings.constants(),
+                program=self.program.code,
             )
         return explain.explain_exception(
             type(exc).__name__, message, line=line, column=column, context=context

@@ -13,6 +13,7 @@ loaded in both processes anyway (by the model's views in one, by torch in the ot
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from gui.model.explain.python_rules import PYTHON_RULES, RUNAWAY_TEXT
@@ -171,6 +172,10 @@ _WHY_CHECKED = (
 )
 
 
+# A refusal about the GPU (`.cuda()`), not about reaching outside the program.
+_GPU_WORDS = re.compile(r"\bGPU\b|\bCUDA\b|\.cuda\b|CPU only", re.I)
+
+
 def explain_refusal(
     message: str,
     construct: str,
@@ -178,8 +183,10 @@ def explain_refusal(
     line: int | None,
     column: int | None,
     kind: str = "unsafe-code",
+    while_running: bool = False,
 ) -> Explanation:
-    """Explain why a program was refused before running.
+    """Explain why a program was refused: before running, or when it reached the refused
+    thing (``while_running``).
 
     Parameters
     ----------
@@ -192,6 +199,9 @@ def explain_refusal(
     kind
         ``"unsafe-code"`` for something the checker does not allow, ``"syntax-error"`` for a
         program Python cannot read.
+    while_running
+        The program was stopped when it reached the refused thing (the guard's check), not
+        before it ran: the lines before it ran, and their output is shown.
 
     Returns
     -------
@@ -216,12 +226,27 @@ def explain_refusal(
         exception: str | None = "SyntaxError"
     elif kind == "unsafe-code":
         what = f"`{construct}`" if construct else "this part of the program"
-        explanation = (
-            f"{_WHY_CHECKED}, and a program allowed to use {what} could read or change files on "
-            "this computer. Only tensor maths, plain Python and print are allowed, so nothing ran."
-        )
-        fix = f"Remove {what} from {place}; build data with `torch.tensor(...)` and show "
-        fix += "values with `print(...)`."
+        if not while_running:
+            ran = "Nothing ran."
+        elif line is not None:
+            ran = f"The lines before line {line} ran (their output is shown); it stopped there."
+        else:
+            ran = "The program ran up to this point (its output is shown) and stopped there."
+        if _GPU_WORDS.search(message):
+            explanation = (
+                f"Autograd Explorer computes on the CPU only: there is no GPU here for {what} "
+                f"to move tensors or layers to. {ran}"
+            )
+            fix = f"Remove {what} from {place}, or pick the device the portable way: "
+            fix += "`device = 'cuda' if torch.cuda.is_available() else 'cpu'`."
+        else:
+            explanation = (
+                f"{_WHY_CHECKED}, so a program may use tensor maths, plain Python and print, "
+                "never anything that could reach files, the network, other programs or native "
+                f"code; {what} is not among what it may use. {ran}"
+            )
+            fix = f"Remove {what} from {place}; build data with `torch.tensor(...)` and show "
+            fix += "values with `print(...)`."
         exception = None
     else:
         raise ValueError(f"unknown refusal kind {kind!r}")

@@ -9,11 +9,12 @@ shared with :func:`.messages.explain_runaway` for the programs the app stops its
 
 from __future__ import annotations
 
+import ast
 import difflib
 import re
 from collections.abc import Callable
 
-from gui.model.explain.source import attribute_receiver
+from gui.model.explain.source import assignments, attribute_receiver, leaf_made_late, line_tree
 from gui.model.explain.torch_rules import Advice, Found, Rule, rule_table
 
 RUNAWAY_TEXT: dict[str, tuple[str, str, str]] = {
@@ -71,13 +72,74 @@ def _name_error(f: Found) -> Advice:
 def _grad_none(f: Found) -> Advice:
     ctx = f.context
     n = attribute_receiver(ctx.source_line, ("grad",)) or (ctx.leaves[0] if ctx.leaves else "x")
+    late = leaf_made_late(ctx.program, n, f.line) if n not in ctx.leaves else None
+    if late is not None:
+        made, fixed = late
+        return Advice(
+            f"`{n}.grad` is None: `{n}` is not a leaf. On line {made.line} (`{made.text}`) "
+            f"the leaf is the tensor made with `requires_grad=True`; `{n}` is computed from "
+            "it, and autograd fills `.grad` only on leaves, so backward put the gradient "
+            f"on that unnamed tensor and `{n}.grad` stays None.",
+            f"Make `{n}` itself the leaf, asking for gradients after the arithmetic: `{fixed}`.",
+        )
     attr = f.group("attr")
+    if not attr:  # `lr * w.grad`: a TypeError, no attribute read on None
+        return Advice(
+            f"`{n}.grad` is None at {f.where}, and Python cannot compute with None: no "
+            f"`backward()` has reached `{n}` yet (or `{n}` is not a leaf).",
+            f"Run the backward pass before this line, or guard it: `if {n}.grad is not None:`.",
+        )
     return Advice(
         f"`{n}.grad` is None until a `backward()` has reached `{n}`, so there is no tensor to "
         f"call `.{attr}` on yet (it is also None for tensors that are not leaves).",
         f"Run the backward pass first, or guard it: `if {n}.grad is not None: {n}.grad.zero_()` "
         f"(or reset with `{n}.grad = None`).",
     )
+
+
+def _not_callable(f: Found) -> Advice:
+    kind = f.group("kind")
+    called = _called_names(f.context.source_line)
+    for name in called:
+        made_all = [m for m in assignments(f.context.program, name) if m.value is not None]
+        itself = [m for m in made_all if name in _called_names(m.text)]
+        # `loss = loss(out, y)` rebinds the function's name to its result; else the last of
+        # several assignments (the first one made the function).
+        made = itself[0] if itself else (made_all[-1] if len(made_all) > 1 else None)
+        if made is not None and made.line == f.line:
+            return Advice(
+                f"`{made.text}` stores the result under the name of the function, so the next "
+                f"time this line runs (the loop's next pass) `{name}(...)` calls the {kind} "
+                f"from the time before: `{name}` is no longer the function at {f.where}.",
+                f"Give the function and its result different names: `criterion = ...` for the "
+                f"function where it is made, and `{name} = criterion(...)` on line {made.line}.",
+            )
+        if made is not None:
+            return Advice(
+                f"`{name}` holds a {kind} at {f.where}, not the function it held before: "
+                f"line {made.line} (`{made.text}`) assigned a new value to the same name, so "
+                f"the next call `{name}(...)` calls that {kind}.",
+                f"Give the function and its result different names, e.g. `criterion = ...` "
+                f"for the function and `{name}_value = {name}(...)`, or rename the result on "
+                f"line {made.line}.",
+            )
+    return Advice(
+        f"A {kind} was called like a function at {f.where}: a name that held a function (a "
+        "loss, a layer) probably got a tensor assigned to it.",
+        "Check which name on that line is called, and give the function and its result "
+        "different names.",
+    )
+
+
+def _called_names(source: str | None) -> list[str]:
+    tree = line_tree(source)
+    if tree is None:
+        return []
+    return [
+        n.func.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+    ]
 
 
 def _attribute(f: Found) -> Advice:
@@ -142,6 +204,14 @@ _GRAD_LINE = Rule(  # `None.zero_()` is only "grad is None" when the line reads 
     when=lambda ctx: ctx.source_line is None or ".grad" in ctx.source_line,
 )
 
+_GRAD_OPERAND = Rule(  # `w -= lr * w.grad` with `w.grad` None: a TypeError naming NoneType
+    "grad-is-none",
+    _grad_none,
+    re.compile(r"unsupported operand type\(s\) for .*'NoneType'"),
+    frozenset({"TypeError"}),
+    when=lambda ctx: bool(re.search(r"\w\.grad\b", ctx.source_line or "")),
+)
+
 # After the torch rules (see gui.model.explain.messages); first match wins here too.
 PYTHON_RULES: tuple[Rule, ...] = (
     *rule_table(
@@ -152,10 +222,17 @@ PYTHON_RULES: tuple[Rule, ...] = (
         ("name-error", r"name '(?P<name>\w+)' is not defined", "NameError", _name_error),
     ),
     _GRAD_LINE,
+    _GRAD_OPERAND,
     *rule_table(
         ("attribute-error", None, "AttributeError", _attribute),
         ("index-error", None, "IndexError", _index),
         ("zero-division", None, "ZeroDivisionError", _zero_division),
+        (
+            "not-callable",
+            r"'(?P<kind>Tensor|Parameter|float|int)' object is not callable",
+            "TypeError",
+            _not_callable,
+        ),
         ("type-error", None, "TypeError", _generic_python("a value had a type it cannot use")),
         ("value-error", None, "ValueError", _generic_python("a value had an unusable content")),
     ),

@@ -11,7 +11,9 @@ numbers; no torch or Qt.
 from __future__ import annotations
 
 import ast
+import functools
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -266,3 +268,308 @@ def ordinal(index: int) -> str:
     """``0`` as ``"first"``, ``1`` as ``"second"``...: a column as a sentence names it."""
     words = ("first", "second", "third", "fourth", "fifth")
     return words[index] if index < len(words) else f"{index + 1}th"
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the whole program (``ErrorContext.program``): where a name is made, the blocks and
+# loops around a line. Hints too: a program that does not parse gives ``None`` everywhere.
+
+
+@functools.lru_cache(maxsize=8)
+def program_tree(program: str | None) -> ast.Module | None:
+    """The whole program parsed, or ``None``."""
+    if not program:
+        return None
+    try:
+        return ast.parse(program)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
+    return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
+def _stored_names(target: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def _loaded_names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def segment(program: str | None, node: ast.AST) -> str:
+    """The text of ``node`` as the program wrote it (one line's worth, stripped)."""
+    text = ast.get_source_segment(program or "", node) or ast.unparse(node)
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class Made:
+    """One statement that binds ``name``: ``name = value`` (``value`` may be ``None`` for
+    ``for name in ...`` or ``name += ...``)."""
+
+    name: str
+    line: int
+    text: str  # the whole statement, as written
+    value: ast.expr | None
+    node: ast.stmt
+
+
+def assignments(program: str | None, name: str) -> list[Made]:
+    """Every statement that binds ``name`` (anywhere: top level, loops, function bodies)."""
+    tree = program_tree(program)
+    if tree is None:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        value: ast.expr | None = None
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+            targets = [node.target]
+            value = node.value if isinstance(node, ast.AnnAssign) else None
+        elif isinstance(node, ast.For | ast.With):
+            continue
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets) or any(
+            isinstance(t, ast.Tuple | ast.List) and name in _stored_names(t) for t in targets
+        ):
+            if isinstance(targets[0], ast.Tuple | ast.List):
+                value = None  # `out, hidden = rnn(x, hidden)`: not hidden's whole value
+            assert isinstance(node, ast.stmt)
+            found.append(Made(name, node.lineno, segment(program, node), value, node))
+    return sorted(found, key=lambda m: m.line)
+
+
+def made_before(program: str | None, name: str, line: int | None) -> Made | None:
+    """The last statement binding ``name`` at or before ``line`` (or the last of all)."""
+    # `w -= lr * w.grad` changes `w`; the statement that made it is an earlier one.
+    made = [m for m in assignments(program, name) if not isinstance(m.node, ast.AugAssign)]
+    before = [m for m in made if line is None or m.line <= line]
+    chosen = before or made
+    return chosen[-1] if chosen else None
+
+
+_NO_GRAD_CALLS = frozenset({"no_grad", "inference_mode"})
+
+
+def _turns_grad_off(call: ast.expr) -> bool:
+    """``torch.no_grad()``, ``torch.inference_mode()``, ``torch.set_grad_enabled(False)``."""
+    if not isinstance(call, ast.Call):
+        return False
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if name in _NO_GRAD_CALLS:
+        return True
+    if name == "set_grad_enabled" and call.args:
+        arg = call.args[0]
+        return isinstance(arg, ast.Constant) and arg.value is False
+    return False
+
+
+def no_grad_block(program: str | None, line: int) -> tuple[int, str] | None:
+    """The ``with torch.no_grad():`` (or a ``@torch.no_grad()`` function) around ``line``:
+    its line and its header as written."""
+    tree = program_tree(program)
+    if tree is None:
+        return None
+    best: tuple[int, str] | None = None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.With | ast.FunctionDef):
+            continue
+        end = node.end_lineno or node.lineno
+        if not node.body or not node.body[0].lineno <= line <= end:
+            continue
+        if isinstance(node, ast.With):
+            if any(_turns_grad_off(item.context_expr) for item in node.items):
+                items = ", ".join(segment(program, i) for i in node.items)
+                best = (node.lineno, f"with {items}:")
+        elif any(_turns_grad_off(d) for d in node.decorator_list):
+            deco = next(d for d in node.decorator_list if _turns_grad_off(d))
+            best = (deco.lineno, f"@{segment(program, deco)}")
+    return best
+
+
+@dataclass(frozen=True)
+class Carried:
+    """Names a loop hands from one pass to the next: ``out, hidden = rnn(x, hidden)``."""
+
+    names: tuple[str, ...]
+    line: int
+    text: str
+    loop_line: int
+
+
+def carried_in_loop(program: str | None, line: int, skip: frozenset[str]) -> Carried | None:
+    """In the innermost loop around ``line``: a statement that computes a name from its own
+    previous value with a call (a model's state, a hidden state), other than ``skip``."""
+    tree = program_tree(program)
+    if tree is None:
+        return None
+    loops = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.For | ast.While) and n.lineno <= line <= (n.end_lineno or n.lineno)
+    ]
+    for loop in sorted(loops, key=lambda n: -n.lineno):  # innermost first
+        for node in ast.walk(loop):
+            if not isinstance(node, ast.Assign):
+                continue
+            stored = set().union(*(_stored_names(t) for t in node.targets))
+            loaded = _loaded_names(node.value)
+            has_call = any(isinstance(n, ast.Call) for n in ast.walk(node.value))
+            value = node.value
+            if (
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Attribute)
+                and isinstance(value.func.value, ast.Name)
+                and value.func.value.id in stored
+            ):
+                continue  # `x = x.to(device)`, `h = h.detach()`: a method of itself
+            names = tuple(sorted((stored & loaded) - skip))
+            if names and has_call:
+                return Carried(names, node.lineno, segment(program, node), loop.lineno)
+    return None
+
+
+def receiver_text(
+    source: str | None, attrs: tuple[str, ...], calls: tuple[str, ...] = ()
+) -> str | None:
+    """The expression written before ``.attr`` (``model(x).numpy()`` gives ``model(x)``), or
+    inside ``float(...)``/``int(...)`` for the names in ``calls``."""
+    tree = line_tree(source)
+    if tree is None:
+        return None
+    text = (source or "").strip()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in attrs:
+            return operand(text, node.value)
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in calls
+            and len(node.args) == 1
+        ):
+            return operand(text, node.args[0])
+    return None
+
+
+def operand(text: str | None, node: ast.expr) -> str:
+    """``node`` as written, in brackets unless a method can follow it as is (``x``,
+    ``model(x)``, ``t[0]``, ``a.b``): ``(a + b)`` so that ``(a + b).detach()`` means it."""
+    written = " ".join((ast.get_source_segment(text or "", node) or ast.unparse(node)).split())
+    simple = isinstance(node, ast.Name | ast.Call | ast.Attribute | ast.Subscript)
+    return written if simple else f"({written})"
+
+
+def condition_text(source: str | None) -> str | None:
+    """The condition of the line's ``if``/``elif``/``while``/``assert`` (or ``a if c else b``)."""
+    text = (source or "").strip()
+    if text.startswith("elif "):
+        text = text[2:]
+    tree = line_tree(text)
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        test = getattr(node, "test", None)
+        if isinstance(node, ast.If | ast.While | ast.Assert | ast.IfExp) and test is not None:
+            return ast.get_source_segment(text, test) or ast.unparse(test)
+    return None
+
+
+def first_call_args(source: str | None) -> tuple[str, str] | None:
+    """The first two arguments of the line's outermost call with two or more
+    (``criterion(y_pred, y_batch)``), as written."""
+    tree = line_tree(source)
+    if tree is None:
+        return None
+    text = (source or "").strip()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and len(node.args) >= 2:
+            a, b = node.args[:2]
+            return (
+                ast.get_source_segment(text, a) or ast.unparse(a),
+                ast.get_source_segment(text, b) or ast.unparse(b),
+            )
+    return None
+
+
+def line_names(source: str | None) -> list[str]:
+    """The names the line reads, in the order they appear."""
+    tree = line_tree(source)
+    if tree is None:
+        return []
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    ordered = sorted(found, key=lambda n: (n.lineno, n.col_offset))
+    return list(dict.fromkeys(n.id for n in ordered))
+
+
+_REQUIRES_GRAD_KEYWORD = re.compile(r",\s*requires_grad\s*=\s*True")
+
+
+def leaf_made_late(program: str | None, name: str, line: int | None) -> tuple[Made, str] | None:
+    """``name = torch.randn(3, requires_grad=True) * 0.01``: ``requires_grad=True`` inside an
+    expression that computes more, so ``name`` is not the leaf. Returns where it is made and
+    the same line making a leaf: ``name = (torch.randn(3) * 0.01).requires_grad_()``."""
+    made = made_before(program, name, line)
+    if made is None or made.value is None:
+        return None
+    value = made.value
+    if isinstance(value, ast.Call) and any(k.arg == "requires_grad" for k in value.keywords):
+        return None  # the call itself makes the leaf
+    written = " ".join((ast.get_source_segment(program or "", value) or "").split())
+    if not _REQUIRES_GRAD_KEYWORD.search(written):
+        return None
+    plain = _REQUIRES_GRAD_KEYWORD.sub("", written)
+    return made, f"{name} = ({plain}).requires_grad_()"
+
+
+def tensor_operand(source: str | None, methods: tuple[str, ...] = ()) -> str | None:
+    """The tensor the line's first call works on: the receiver of ``t.method(...)`` for
+    ``methods`` (or any method when none are given), else the first argument of
+    ``f(t, ...)`` / ``torch.max(t, 1)`` / ``model(t)``."""
+    tree = line_tree(source)
+    if tree is None:
+        return None
+    text = (source or "").strip()
+    calls = sorted(
+        (n for n in ast.walk(tree) if isinstance(n, ast.Call)),
+        key=lambda n: (n.lineno, n.col_offset),
+    )
+    plain = ast.Name | ast.Attribute | ast.Subscript
+    for node in calls:
+        func = node.func
+        if isinstance(func, ast.Attribute) and (not methods or func.attr in methods):
+            root = func.value
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            library = isinstance(root, ast.Name) and root.id in _LIBRARY_NAMES | {"self"}
+            if not library and isinstance(func.value, plain):
+                return operand(text, func.value)
+        # `self.pool(torch.relu(self.conv1(x)))`: the value the calls start from is `x`.
+        if not methods and node.args and isinstance(node.args[0], plain):
+            return operand(text, node.args[0])
+    return None
+
+
+def list_attributes(program: str | None) -> list[tuple[str, int, str]]:
+    """``self.layers = [...]`` (or a list comprehension, or a dict) in the program's classes:
+    the attribute, its line and the statement, as written."""
+    tree = program_tree(program)
+    if tree is None:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        target = node.targets[0]
+        if (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == "self"
+            and isinstance(node.value, ast.List | ast.ListComp | ast.Dict | ast.DictComp)
+            and any(isinstance(n, ast.Call) for n in ast.walk(node.value))
+        ):
+            found.append((f"self.{target.attr}", node.lineno, segment(program, node)))
+    return found

@@ -10,9 +10,12 @@ shape arithmetic) are in :mod:`gui.model.explain.source`. No torch and no Qt.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+
+import numpy as np
 
 from gui.model.explain.source import (
     TORCH_SIZE,
@@ -21,19 +24,30 @@ from gui.model.explain.source import (
     attribute_receiver,
     backward_call,
     broadcasts_to,
+    carried_in_loop,
+    condition_text,
     expand,
+    first_call_args,
     flatten,
     inplace_target,
+    leaf_made_late,
+    line_names,
     line_tree,
+    list_attributes,
     list_literal,
+    made_before,
     matmul_operands,
+    no_grad_block,
     numel,
+    operand,
     ordinal,
     parse_shape,
+    receiver_text,
     render,
     reshape,
     shape_text,
     tensor_literal,
+    tensor_operand,
     zero_dim_subscript,
 )
 
@@ -51,6 +65,9 @@ class ErrorContext:
     # Named float tensors made directly (leaves) that do not require grad: the likely inputs
     # a "does not require grad" error is about.
     constants: tuple[str, ...] = ()
+    # The whole program's text, for advice that needs more than the failing line: where a
+    # tensor was made, the `with torch.no_grad():` around it, the loop that carries it over.
+    program: str | None = None
 
 
 @dataclass(frozen=True)
@@ -153,6 +170,23 @@ def _complex_backward(f: Found) -> Advice:
 
 def _backward_twice(f: Found) -> Advice:
     n = subject(f)
+    carried = None
+    if f.line is not None and "_saved" not in (f.context.source_line or ""):
+        carried = carried_in_loop(f.context.program, f.line, frozenset({n}))
+    if carried is not None:
+        names = " and ".join(f"`{c}`" for c in carried.names)
+        detach = " and ".join(f"`{c} = {c}.detach()`" for c in carried.names)
+        return Advice(
+            f"{names} {'is' if len(carried.names) == 1 else 'are'} carried from one pass of "
+            f"the loop to the next (line {carried.line}: `{carried.text}`), so this pass's "
+            f"`{n}` is computed from the previous pass's graph too. The previous "
+            f"`{n}.backward()` walked that graph and freed the values it saved, so this "
+            "backward cannot go through it again.",
+            f"Cut the link at the start of each pass, before line {carried.line}: {detach} "
+            "(same values, without the old graph; an LSTM's `(h, c)` pair is detached one "
+            "by one). `retain_graph=True` would instead keep every earlier pass's graph and "
+            "backpropagate through all of them each time.",
+        )
     if "_saved" in (f.context.source_line or ""):
         # Same message, other cause: reading node._saved_self after the graph was freed.
         what = "the saved values you are reading (`_saved_...`) are gone."
@@ -284,6 +318,18 @@ def _non_leaf_grad(f: Found) -> Advice:
         ctx.attribute_owner or attribute_receiver(ctx.source_line, ("grad",)) or ctx.tensor or "y"
     )
     leaf = next((name for name in ctx.leaves if name != owner), "x")
+    late = leaf_made_late(ctx.program, owner, f.line)
+    if late is not None:
+        made, fixed = late
+        return Advice(
+            "Autograd keeps `.grad` only on leaves (tensors created with "
+            f"`requires_grad=True` and not computed further). `{owner}` is computed: on line "
+            f"{made.line} (`{made.text}`) the leaf is the tensor made with "
+            f"`requires_grad=True`, and `{owner}` is the result of computing with it, so "
+            f"`{owner}.grad` stays None.",
+            f"Make `{owner}` itself the leaf, asking for gradients after the arithmetic: "
+            f"`{fixed}`.",
+        )
     return Advice(
         "Autograd keeps `.grad` only on leaves (tensors you created with `requires_grad=True`). "
         f"`{owner}` is an intermediate result: during backward its gradient is passed on to the "
@@ -293,8 +339,36 @@ def _non_leaf_grad(f: Found) -> Advice:
     )
 
 
+def _made_without_grad(f: Found, n: str) -> Advice | None:
+    """``n`` (or a tensor its line reads) computed inside ``with torch.no_grad():``."""
+    program = f.context.program
+    made = made_before(program, n, f.line)
+    if made is None:
+        return None
+    names = [n, *(name for name in line_names(made.text) if name != n)]
+    for name in names:
+        where = made if name == n else made_before(program, name, made.line)
+        block = no_grad_block(program, where.line) if where is not None else None
+        if where is None or block is None:
+            continue
+        header_line, header = block
+        via = "" if name == n else f", and `{n}` is computed from it (line {made.line})"
+        return Advice(
+            f"`{name}` is computed inside `{header}` (line {header_line}): line {where.line} "
+            f"(`{where.text}`) ran with gradient tracking off{via}. Inside that block torch "
+            f"records nothing, whatever requires grad, so `{n}` has no `grad_fn` and backward "
+            "has nothing to follow.",
+            f"Compute `{name}` outside `{header}`: move line {where.line} out of that block "
+            "(keep `torch.no_grad()` for evaluation, where no backward follows).",
+        )
+    return None
+
+
 def _no_grad_fn(f: Found) -> Advice:
     n = subject(f)
+    without = _made_without_grad(f, n)
+    if without is not None:
+        return without
     inputs = [c for c in f.context.constants if c != n]
     if inputs:
         leaf = inputs[0]
@@ -320,7 +394,12 @@ def _no_grad_fn(f: Found) -> Advice:
 
 def _scalar_conversion(f: Found) -> Advice:
     src = f.context.source_line
-    n = attribute_receiver(src, ("item", "float", "int")) or f.context.tensor or "y"
+    n = (
+        receiver_text(src, ("item",), calls=("float", "int"))
+        or attribute_receiver(src, ("item", "float", "int"))
+        or f.context.tensor
+        or "y"
+    )
     return Advice(
         "`float()` and `.item()` turn a tensor into a plain Python number, which has no "
         "`grad_fn`: anything computed from that number is invisible to autograd and gets no "
@@ -331,7 +410,8 @@ def _scalar_conversion(f: Found) -> Advice:
 
 
 def _numpy(f: Found) -> Advice:
-    n = attribute_receiver(f.context.source_line, ("numpy",)) or f.context.tensor or "y"
+    src = f.context.source_line
+    n = receiver_text(src, ("numpy",)) or f.context.tensor or "y"
     return Advice(
         "A NumPy array cannot record operations, so converting a tensor that requires grad "
         "would silently cut it out of the autograd graph; torch makes you do that on purpose.",
@@ -377,15 +457,334 @@ def _matmul(f: Found) -> Advice:
 _DTYPE_WORDS = re.compile(r"\b(float|double|half|bfloat16|long|int|short|byte|bool)\b", re.I)
 
 
+_FROM_NUMPY = re.compile(r"from_numpy|\bnp\.|numpy|float64|double")
+
+
+def _from_numpy(f: Found, text: str, line: int) -> bool:
+    """Whether the statement makes float64 data from NumPy, itself or through a name it reads
+    (``batch = torch.tensor(arr)`` after ``arr = np.random.randn(...)``)."""
+    if _FROM_NUMPY.search(text):
+        return True
+    for name in line_names(text.split("=", 1)[-1]):
+        source = made_before(f.context.program, name, line - 1)
+        if source is not None and _FROM_NUMPY.search(source.text):
+            return True
+    return False
+
+
 def _dtype(f: Found) -> Advice:
     found = list(dict.fromkeys(w.capitalize() for w in _DTYPE_WORDS.findall(f.message)))
     names = f" ({' and '.join(found)})" if len(found) >= 2 else ""
+    fix = (
+        "Convert one side so they match, usually to float32: `t.float()` (or create it with "
+        "`dtype=torch.float32`)."
+    )
+    if re.search(r"Found dtype Long but expected Float", f.message) and first_call_args(
+        f.context.source_line
+    ):
+        pred, y = _loss_args(f)
+        fix = (
+            f"This loss compares probabilities with targets as floats (0. and 1.): "
+            f"`{_call_with(f, pred, f'{y}.float()')}`."
+        )
+    elif "Double" in found:
+        for name in line_names(f.context.source_line):
+            made = made_before(f.context.program, name, f.line)
+            if made is None or made.value is None or not _from_numpy(f, made.text, made.line):
+                continue
+            value = operand(f.context.program, made.value)
+            fix = (
+                f"Convert `{name}` to float32 where it is made, line {made.line}: "
+                f"`{name} = {value}.float()` (NumPy arrays are float64 unless told otherwise)."
+            )
+            break
     return Advice(
         f"Both operands of this operation must have the same dtype, but they differ{names}. "
         "torch's default is Float (float32); Double (float64) usually comes from NumPy arrays, "
         "`torch.from_numpy` or `dtype=torch.float64`.",
-        "Convert one side so they match, usually to float32: `t.float()` (or create it with "
-        "`dtype=torch.float32`).",
+        fix,
+    )
+
+
+def _ambiguous_bool(f: Found) -> Advice:
+    cond = condition_text(f.context.source_line)
+    what = f"`{cond}`" if cond else "the condition"
+    pick = (
+        f"`torch.where({cond}, a, b)` (a where it holds, b elsewhere)"
+        if cond
+        else "`torch.where(condition, a, b)`"
+    )
+    ask = f"`({cond}).any()` or `({cond}).all()`" if cond else "`.any()` or `.all()`"
+    return Advice(
+        f"Python's `if`/`while`/`and`/`or` need one True or False, but {what} is a tensor "
+        "with one True/False per element, and Python will not guess whether you mean "
+        "'any of them' or 'all of them'.",
+        f"To decide element by element, compute both results and pick with {pick}; to ask "
+        f"about the whole tensor, write {ask}.",
+    )
+
+
+def _loss_args(f: Found) -> tuple[str, str]:
+    """The predictions and the targets as the loss call on the line names them."""
+    return first_call_args(f.context.source_line) or ("output", "target")
+
+
+def _class_target_dtype(f: Found) -> Advice:
+    pred, y = _loss_args(f)
+    return Advice(
+        "`CrossEntropyLoss` and `NLLLoss` take targets as class indices, one whole number "
+        f"per example (dtype Long: 0, 1, 2...), but `{y}` holds floats. (Targets of the "
+        f"same shape as `{pred}` would be read as class probabilities instead.)",
+        f"Pass the classes as integers: `{_call_with(f, pred, f'{y}.long()')}`, or make "
+        f"`{y}` with `dtype=torch.long`.",
+    )
+
+
+def _call_with(f: Found, pred: str, y: str) -> str:
+    """The line's loss call with its two arguments replaced (or a generic call)."""
+    tree = line_tree(f.context.source_line)
+    text = (f.context.source_line or "").strip()
+    if tree is not None:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and len(node.args) >= 2:
+                func = ast.get_source_segment(text, node.func) or ast.unparse(node.func)
+                return f"{func}({pred}, {y})"
+    return f"criterion({pred}, {y})"
+
+
+def _class_target_shape(f: Found) -> Advice:
+    pred, y = _loss_args(f)
+    return Advice(
+        "`CrossEntropyLoss` (and `F.cross_entropy`, `NLLLoss`) want the targets as a 1-d "
+        f"tensor of class indices, one per example, shape [N]; `{y}` has more dimensions: "
+        "a column of shape [N, 1] (labels taken from a table), or one-hot rows [N, C].",
+        f"For a column of labels drop the extra dimension: "
+        f"`{_call_with(f, pred, f'{y}.squeeze(1)')}`; for one-hot rows take the index of the "
+        f"1 in each row: `{y}.argmax(dim=1)`.",
+    )
+
+
+def _class_target_range(f: Found) -> Advice:
+    pred, y = _loss_args(f)
+    t = f.group("target")
+    if int(t) < 0:
+        return Advice(
+            f"`{y}` holds class indices, which count from 0, and it has {t}: a class index "
+            "is never negative.",
+            f"Map every label in `{y}` to 0 to C-1 before calling the loss (C: the number of "
+            "classes).",
+        )
+    return Advice(
+        f"`{y}` holds class indices, and a class index must be 0 to C-1, where C is the "
+        f"number of scores per example in `{pred}` (its last dimension). {t} is past the "
+        f"end, so `{pred}` has at most {t} classes.",
+        f"If your labels count from 1, shift them: `{_call_with(f, pred, f'{y} - 1')}`; "
+        f"otherwise give the last layer one output per class (at least {int(t) + 1} here).",
+    )
+
+
+def _softmax_dim(f: Found) -> Advice:
+    fn = f.group("fn") or "softmax"
+    tree = line_tree(f.context.source_line)
+    text = (f.context.source_line or "").strip()
+    written = None
+    for node in ast.walk(tree) if tree is not None else ():
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name == fn and not any(k.arg == "dim" for k in node.keywords):
+            call = ast.get_source_segment(text, node)
+            if call and call.endswith(")"):
+                written = f"{call[:-1]}, dim=-1)"
+            break
+    fix = (
+        f"Say which dimension: `{written}` (the last one: each row sums to 1)"
+        if written
+        else f"Pass `dim=`: `F.{fn}(x, dim=-1)`, or `nn.Softmax(dim=1)` in a model"
+    )
+    return Advice(
+        f"`{fn}` makes numbers along one dimension sum to 1, and no `dim=` was given, so torch "
+        "guessed it (dimension 0 for 1-d and 3-d tensors, 1 otherwise). For a batch the "
+        "guess can normalise across examples instead of across classes, silently.",
+        fix + "; the numbers stay the same when the guess was right.",
+    )
+
+
+def _volatile(f: Found) -> Advice:
+    return Advice(
+        "`Variable(..., volatile=True)` is how PyTorch 0.3 turned gradients off for inference; "
+        "it does nothing today, so this tensor is treated like any other.",
+        "Drop `volatile=True` (and `Variable`: tensors do it all now) and put the lines that "
+        "need no gradients under `with torch.no_grad():`.",
+    )
+
+
+def _conv_channels(f: Found) -> Advice:
+    weight, given = parse_shape(f.group("weight")), parse_shape(f.group("input"))
+    want, got = int(f.group("want")), int(f.group("got"))
+    x = tensor_operand(f.context.source_line) or "x"
+    layer = (
+        f"The layer was built for {want} input channels (weight {shape_text(weight)}: "
+        "out channels, in channels, kernel height, kernel width)"
+    )
+    if len(given) == 4 and given[-1] == want:
+        return Advice(
+            f"{layer}, and convolutions read images as [batch, channels, height, width]. "
+            f"The input has shape {shape_text(given)}: channels last, as images come from "
+            "NumPy, PIL or matplotlib, so torch took the height as the channels.",
+            f"Move the channels to the front: `{x}.permute(0, 3, 1, 2)` (shape "
+            f"[{given[0]}, {given[3]}, {given[1]}, {given[2]}]).",
+        )
+    return Advice(
+        f"{layer}, but the input has {got} channels (shape {shape_text(given)}, read as "
+        "[batch, channels, height, width]).",
+        f"Make them agree: build the layer with `in_channels={got}` (the previous layer's "
+        f"`out_channels`), or give `{x}` {want} channels.",
+    )
+
+
+def _conv_input_dims(f: Found) -> Advice:
+    op = f.group("op")
+    size = parse_shape(f.group("size"))
+    x = tensor_operand(f.context.source_line) or "x"
+    small, big = int(f.group("small")), int(f.group("big"))
+    if len(size) == small - 1:
+        fix = (
+            f"Add the missing dimension: `{x}.unsqueeze(0)` (one channel: shape "
+            f"[1, {', '.join(map(str, size))}]); for a batch of such images, "
+            f"`{x}.unsqueeze(1)`."
+        )
+    else:
+        fix = f"Reshape `{x}` to [batch, channels, ...] with {big} dimensions; print its shape."
+    return Advice(
+        f"`{op}` takes {big} dimensions (batch, channels, then the image's) or {small} for a "
+        f"single example (channels first); `{x}` has {len(size)}: {shape_text(size)}.",
+        fix,
+    )
+
+
+def _dim_range(f: Found) -> Advice:
+    hi, got = int(f.group("hi")), f.group("got")
+    dims = hi + 1
+    x = tensor_operand(f.context.source_line) or "the tensor"
+    named = f"`{x}`" if x != "the tensor" else x
+    numbered = (
+        "dimension 0 (or -1)"
+        if dims == 1
+        else f"numbered 0 to {hi} (or -1 to -{dims} from the end)"
+    )
+    return Advice(
+        f"{named} has {dims} dimension{'s' if dims != 1 else ''}: {numbered}, so dimension "
+        f"{got} does not exist. Code written for a batch "
+        "(dim=1: one row per example) fails on a single example that has no batch dimension.",
+        f"Use `dim=-1` (the last dimension, whatever the count), or give {named} its batch "
+        f"dimension: `{x if x != 'the tensor' else 't'}.unsqueeze(0)`.",
+    )
+
+
+def _view_stride(f: Found) -> Advice:
+    line = (f.context.source_line or "").strip()
+    x = tensor_operand(line, ("view",)) or "t"
+    fixed = line.replace(".view(", ".reshape(") if ".view(" in line else f"{x}.reshape(...)"
+    return Advice(
+        "`.view()` only relabels the numbers in memory, so it needs them stored in order; "
+        f"`{x}` was transposed or permuted (`.t()`, `.transpose`, `.permute`), which changes "
+        "the order without moving the numbers.",
+        f"Use `.reshape`, which copies when it has to: `{fixed}`; or `{x}.contiguous().view(...)`.",
+    )
+
+
+def _view_size(f: Found) -> Advice:
+    shape_words, size = f.group("shape"), int(f.group("size"))
+    asked = [int(v) for v in shape_words.replace(" ", "").split(",") if v]
+    known = numel(tuple(v for v in asked if v != -1))
+    x = tensor_operand(f.context.source_line, ("view", "reshape")) or "x"
+    if -1 in asked and known:
+        what = f"`-1` means 'whatever is left', so {size} must divide by {known}, and it does not"
+    else:
+        what = f"[{shape_words}] holds {known} numbers"
+    return Advice(
+        f"`{x}` holds {size} numbers, and the new shape must hold exactly as many: {what}. "
+        "Before a Linear layer this usually means the flattened size is not what the layer "
+        "was built for.",
+        f"Keep one row per example and let torch count the rest: `{x}.view({x}.size(0), -1)` "
+        "(or `torch.flatten(x, 1)`), print that shape, and build the next `nn.Linear` with "
+        "its last number as `in_features`.",
+    )
+
+
+def _batch_size(f: Found) -> Advice:
+    pred, y = _loss_args(f)
+    given, target = f.group("given"), f.group("target")
+    return Advice(
+        f"The loss pairs each row of `{pred}` ({given} rows) with one label of `{y}` "
+        f"({target} labels). A reshape such as `x.view(-1, n)` with the wrong n before the "
+        "model's Linear layers merges or splits examples, so the counts stop agreeing.",
+        "Reshape with the batch size kept: `x.view(x.size(0), -1)` (or `torch.flatten(x, 1)`), "
+        "and set the next Linear's `in_features` to the printed size.",
+    )
+
+
+def _empty_parameters(f: Found) -> Advice:
+    lists = list_attributes(f.context.program)
+    if lists:
+        attr, line, text = lists[0]
+        holder = "ModuleDict" if "{" in text.split("=", 1)[1] else "ModuleList"
+        return Advice(
+            f"`{attr}` (line {line}) is a plain Python "
+            f"{'dict' if holder == 'ModuleDict' else 'list'}: nn.Module registers a layer only "
+            "when it is an attribute itself or inside nn.ModuleList/nn.ModuleDict/"
+            "nn.Sequential, so `parameters()` finds nothing to optimize.",
+            f"Wrap it: `{attr} = nn.{holder}(...)` around the same layers.",
+        )
+    return Advice(
+        "The optimizer was given no parameters: the model's `parameters()` found none. Layers "
+        "count only as attributes (`self.fc = nn.Linear(...)`) or inside nn.ModuleList/"
+        "nn.Sequential, and raw tensors only when wrapped in `nn.Parameter`.",
+        "Register the layers that way (and call `super().__init__()` first), then pass "
+        "`model.parameters()`.",
+    )
+
+
+_TARGET_PAIR = (
+    rf"[Tt]arget size \({TORCH_SIZE.format('target')}\).*?input size "
+    rf"\({TORCH_SIZE.format('input')}\)"
+)
+
+
+def _target_size(f: Found) -> Advice:
+    target, given = parse_shape(f.group("target")), parse_shape(f.group("input"))
+    args = first_call_args(f.context.source_line)
+    pred, y = args if args is not None else ("output", "target")
+    if given[:-1] == target and given[-1:] == (1,):
+        fix = (
+            f"Give them the same shape: `{y}.unsqueeze(1)` (shape {shape_text(given)}) or "
+            f"`{pred}.squeeze(1)` (shape {shape_text(target)}) in that call."
+        )
+    elif target[:-1] == given and target[-1:] == (1,):
+        fix = (
+            f"Give them the same shape: `{y}.squeeze(1)` (shape {shape_text(given)}) or "
+            f"`{pred}.unsqueeze(1)` (shape {shape_text(target)}) in that call."
+        )
+    else:
+        fix = f"Reshape one of them so both are {shape_text(given)}: print both shapes first."
+    if f.exception.endswith("Warning"):
+        try:
+            both = shape_text(tuple(np.broadcast_shapes(given, target)))
+        except ValueError:
+            both = "a larger shape"
+        result = (
+            f"The loss broadcasts them against each other (to {both}: every prediction "
+            "paired with every target), so it runs, but its value and gradients are wrong."
+        )
+    else:
+        result = "This loss compares them element by element, so it stops."
+    return Advice(
+        f"The loss got predictions `{pred}` of shape {shape_text(given)} and targets `{y}` of "
+        f"shape {shape_text(target)}: the same numbers of values, but one has an extra "
+        f"dimension of size 1. {result}",
+        fix,
     )
 
 
@@ -466,6 +865,7 @@ _MATMUL = r"shapes cannot be multiplied \((?P<r1>\d+)x(?P<c1>\d+) and (?P<r2>\d+
 _DTYPE = (
     r"expected scalar type \w+ but found|Found dtype \w+ but expected|have the same dtype"
     r"|to have same dtype|must have the same scalar type|dtypes match"
+    r"|Input type \(\w+\) and (?:weight|bias) type \(\w+\) should be the same"
 )
 
 # First match wins. Torch rules accept any class: the engine may re-raise them differently.
@@ -496,6 +896,62 @@ TORCH_RULES: tuple[Rule, ...] = rule_table(
     ("leaf-moved", r"leaf variable has been moved into the graph interior", "", _leaf_moved),
     ("zero-dim-index", r"invalid index of a 0-dim tensor", "", _zero_dim_index),
     (
+        "ambiguous-bool",
+        r"Boolean value of Tensor with more than one (value|element) is ambiguous",
+        "",
+        _ambiguous_bool,
+    ),
+    ("target-size", _TARGET_PAIR, "", _target_size),
+    (
+        "class-target-dtype",
+        r"expected target dtype to be Long|expected scalar type Long but found Float",
+        "",
+        _class_target_dtype,
+    ),
+    ("class-target-shape", r"multi-target not supported", "", _class_target_shape),
+    (
+        "conv-channels",
+        r"weight of size \[(?P<weight>[\d, ]+)\], expected input\[(?P<input>[\d, ]+)\] to "
+        r"have (?P<want>\d+) channels, but got (?P<got>\d+) channels",
+        "",
+        _conv_channels,
+    ),
+    (
+        "conv-input-dims",
+        r"Expected (?P<small>\d)D \(unbatched\) or (?P<big>\d)D \(batched\) input to "
+        r"(?P<op>\w+), but got input of size: \[(?P<size>[\d, ]*)\]",
+        "",
+        _conv_input_dims,
+    ),
+    (
+        "dim-out-of-range",
+        r"Dimension out of range \(expected to be in range of \[(?P<lo>-?\d+), "
+        r"(?P<hi>-?\d+)\], but got (?P<got>-?\d+)\)",
+        "",
+        _dim_range,
+    ),
+    (
+        "view-not-contiguous",
+        r"view size is not compatible with input tensor's size",
+        "",
+        _view_stride,
+    ),
+    (
+        "view-size",
+        r"shape '\[(?P<shape>[-\d, ]+)\]' is invalid for input of size (?P<size>\d+)",
+        "",
+        _view_size,
+    ),
+    (
+        "batch-size-mismatch",
+        r"Expected input batch_size \((?P<given>\d+)\) to match target batch_size "
+        r"\((?P<target>\d+)\)",
+        "",
+        _batch_size,
+    ),
+    ("empty-parameters", r"optimizer got an empty parameter list", "", _empty_parameters),
+    ("class-target-range", r"Target (?P<target>-?\d+) is out of bounds", "", _class_target_range),
+    (
         "no-gpu",
         r"Torch not compiled with CUDA enabled|no CUDA GPUs are available|Found no NVIDIA driver"
         r"|Torch not compiled with MPS",
@@ -518,4 +974,12 @@ WARNING_RULES: tuple[Rule, ...] = rule_table(
         "",
         _scalar_conversion,
     ),
+    ("target-size-broadcast", _TARGET_PAIR, "", _target_size),
+    (
+        "implicit-softmax-dim",
+        r"Implicit dimension choice for (?P<fn>\w+) has been deprecated",
+        "",
+        _softmax_dim,
+    ),
+    ("volatile-removed", r"volatile was removed", "", _volatile),
 )
