@@ -448,6 +448,11 @@ class _Validator:
                 self.check_name(node, name)
         elif isinstance(node, ast.arg | ast.keyword) and node.arg is not None:
             self.check_name(node, node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name is not None:
+            # `except E as name` binds a name that is a plain string in the tree, and Python
+            # deletes it when the clause ends: `as __builtins__` would drop the program's
+            # builtins, and the engine's next `exec` would put the real ones back in.
+            self.check_name(node, node.name)
         elif isinstance(node, ast.comprehension) and node.is_async:
             self.refuse(node.target, "async for", "asynchronous code cannot run here.")
         elif isinstance(node, ast.Attribute):

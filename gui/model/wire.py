@@ -21,8 +21,9 @@ import io
 import pickle
 import pickletools
 import types
+import typing
 from array import array
-from typing import Any
+from typing import Any, Literal, Union
 
 from gui.model import request, result
 
@@ -244,15 +245,200 @@ def check_shape(data: bytes) -> None:
         raise pickle.UnpicklingError(f"the engine sent a malformed message: {exc}") from exc
 
 
+Checker = typing.Callable[[object, list[object]], bool]
+
+
+@functools.cache
+def _field_checks(cls: type) -> tuple[frozenset[str], tuple[tuple[str, Checker], ...]]:
+    """A message class's field names, and a check per field from its annotation (the
+    modules write them as strings: ``from __future__ import annotations``)."""
+    hints = typing.get_type_hints(cls)
+    fields = dataclasses.fields(cls)
+    return frozenset(f.name for f in fields), tuple(
+        (f.name, _checker(hints[f.name])) for f in fields
+    )
+
+
+def check_fields(message: object) -> None:
+    """Refuse a message whose objects hold anything but what their classes' fields say.
+
+    The unpickler builds a message class from whatever the pickle gives it (``REDUCE``
+    calls it with any arguments; ``BUILD`` fills its ``__dict__`` with any keys): an
+    ``Answer`` whose result holds an ``int`` where a ``TensorInfo`` goes would make the
+    window fail far from here, on its GUI thread. So every field must hold what its
+    annotation says (``Any``: plain data, the numbers of a tensor), and an object holds
+    its fields and nothing else (an extra ``__dict__`` key would shadow a method).
+    """
+    pending: list[object] = [message]
+    seen: set[int] = set()  # message objects checked (all alive: ids are not reused)
+    while pending:
+        value = pending.pop()
+        if type(value) in _ATOMS:
+            continue
+        if hasattr(type(value), "__dataclass_fields__"):
+            if id(value) in seen:
+                continue
+            seen.add(id(value))
+            names, checks = _field_checks(type(value))  # type: ignore[arg-type]
+            state = vars(value)
+            if state.keys() != names:
+                raise pickle.UnpicklingError(
+                    f"the engine sent a {type(value).__name__} with other attributes than "
+                    "its fields"
+                )
+            for name, check in checks:
+                if not check(state[name], pending):
+                    raise pickle.UnpicklingError(
+                        f"the engine sent a {type(value).__name__} whose {name} is a "
+                        f"{type(state[name]).__name__}"
+                    )
+        elif isinstance(value, list | tuple | set | frozenset):
+            if type(value) is list and _numbers(value):
+                continue
+            pending.extend(value)
+        elif isinstance(value, dict):
+            pending.extend(value.keys())
+            pending.extend(value.values())
+
+
+def _numbers(values: list[Any]) -> bool:
+    try:
+        array("d", values)
+    except (TypeError, OverflowError):
+        return False
+    return True
+
+
+@functools.cache
+def _checker(hint: object) -> Checker:
+    """A check for values of type ``hint``, built once per annotation (a long training
+    loop's result holds tens of thousands of fields, and a slider tick reads a result).
+
+    Most annotations are a few exact types, message classes among them, alone, in a union
+    or as the items of a tuple or dict: those are checked by type lookups that run in C
+    (``type(v) in types``, ``set(map(type, items))``), the rest by composed checks."""
+    exact = _exact_types(hint)
+    if exact is not None:
+        plain, messages = exact
+        if not messages:
+            return lambda value, pending: type(value) in plain
+
+        def one(value: object, pending: list[object]) -> bool:
+            kind = type(value)
+            if kind in messages:
+                pending.append(value)  # its own fields are checked in turn
+                return True
+            return kind in plain
+
+        return one
+    if hint is Any:
+        # Plain data (numbers, mostly: a tensor's): the unpickler built nothing else, and
+        # check_expanded bounded it.
+        return lambda value, pending: True
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is Union or origin is types.UnionType:
+        options = [_checker(arg) for arg in args]
+        return lambda value, pending: any(check(value, pending) for check in options)
+    if origin is Literal:
+        allowed = {(type(arg), arg) for arg in args}
+        return lambda value, pending: (
+            type(value) in (str, int, bool) and (type(value), value) in allowed
+        )
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        return _items_checker(tuple, args[0])
+    if origin is tuple:
+        items = [_checker(arg) for arg in args]
+        return lambda value, pending: (
+            type(value) is tuple
+            and len(value) == len(items)
+            and all(check(v, pending) for check, v in zip(items, value, strict=True))
+        )
+    if origin is list:
+        return _items_checker(list, args[0])
+    if origin is dict:
+        keys, values = _items_checker(list, args[0]), _items_checker(list, args[1])
+
+        def mapping(value: Any, pending: list[object]) -> bool:
+            return (
+                type(value) is dict
+                and keys(list(value.keys()), pending)
+                and values(list(value.values()), pending)
+            )
+
+        return mapping
+    return lambda value, pending: False  # an annotation the messages do not use: refuse
+
+
+def _items_checker(container: type, hint: object) -> Checker:
+    """A check for a ``container`` (tuple or list) whose items are all of type ``hint``."""
+    exact = _exact_types(hint)
+    if exact is not None:
+        plain, messages = exact
+        allowed = plain | messages
+
+        def typed(value: Any, pending: list[object]) -> bool:
+            if type(value) is not container:
+                return False
+            items: Any = value  # a tuple or a list, which mypy cannot tell from the check
+            if not set(map(type, items)) <= allowed:
+                return False
+            if messages:
+                pending.extend(items)  # plain items in there are skipped as atoms
+            return True
+
+        return typed
+    item = _checker(hint)
+
+    def each(value: Any, pending: list[object]) -> bool:
+        if type(value) is not container:
+            return False
+        items: Any = value
+        return all(item(v, pending) for v in items)
+
+    return each
+
+
+@functools.cache
+def _exact_types(hint: object) -> tuple[frozenset[type], frozenset[type]] | None:
+    """When a value of type ``hint`` is checked by its exact type alone: the plain types
+    and the message classes it may be (``float`` takes an ``int`` or a ``bool`` too, as
+    Python does); ``None`` when a type is not enough (containers, literals, ``Any``)."""
+    if hint is Any:  # a class since Python 3.11: not one to compare types with
+        return None
+    if hint is None or hint is type(None):
+        return frozenset({type(None)}), frozenset()
+    if hint is float:
+        return frozenset({float, int, bool}), frozenset()
+    if hint is int:
+        return frozenset({int, bool}), frozenset()
+    if isinstance(hint, type) and hasattr(hint, "__dataclass_fields__"):
+        return frozenset(), frozenset({hint})
+    if isinstance(hint, type) and not issubclass(hint, tuple | list | dict | set | frozenset):
+        return frozenset({hint}), frozenset()
+    origin = typing.get_origin(hint)
+    if origin is Union or origin is types.UnionType:
+        parts = [_exact_types(arg) for arg in typing.get_args(hint)]
+        if any(part is None for part in parts):
+            return None
+        return (
+            frozenset().union(*(part[0] for part in parts if part is not None)),
+            frozenset().union(*(part[1] for part in parts if part is not None)),
+        )
+    return None
+
+
 ENGINE_MESSAGES = (result, request)
 
 
 def loads(data: bytes, modules: tuple[types.ModuleType, ...] = ENGINE_MESSAGES) -> object:
     """One message from another of the app's processes: the dataclasses of ``modules``
     (the engine's: :mod:`gui.model.result` and :mod:`gui.model.request`) and plain data
-    only, of a bounded shape (else :class:`pickle.UnpicklingError`, whatever went wrong)."""
+    only, of a bounded shape, each field holding what its class says (else
+    :class:`pickle.UnpicklingError`, whatever went wrong)."""
     try:
-        return _nested_loads(data, depth=0, modules=modules)
+        message = _nested_loads(data, depth=0, modules=modules)
+        check_fields(message)
+        return message
     except pickle.UnpicklingError:
         raise
     except Exception as exc:  # MemoryError, ValueError, UnicodeDecodeError...

@@ -12,9 +12,12 @@ program gets. Below this wall the operating system has a second one (:mod:`.os_w
 from __future__ import annotations
 
 import builtins
+import collections
+import dis
 import inspect
 import sys
 import types
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -34,17 +37,26 @@ from gui.model.engine.allowlist import (
 
 _REAL_IMPORT = builtins.__import__
 _BOUND_METHOD_TYPES = (types.MethodType, types.BuiltinMethodType)
-# Verdicts on these are kept by identity: modules, classes and library functions live as
-# long as the process (the cache keeps them alive, so an id is never reused).
+# Verdicts on these are kept by identity: modules, classes and functions.
 _LONG_LIVED = (types.ModuleType, type, types.FunctionType)
 
 
 # Decision caches. The common reads (a tensor's method, a float, a torch function) must
 # cost a dictionary lookup: a training loop reads attributes millions of times.
+#
+# The caches hold what they judged *weakly*, never alive: a program's classes and
+# functions are judged too, and holding one would hold its module's globals, that is the
+# program's whole namespace, past the end of its run. Its suspended generators would then
+# never be closed (one inside `with torch.inference_mode():` keeps the next run of the
+# program in inference mode) and its finalisers would run in a later run. A weak
+# reference also keeps the id check sound: once the object is gone, the entry no longer
+# matches whatever reuses its id.
 _OK_NAMES: set[str] = set()  # names the static rules allow
-_SAFE_TYPES: set[type] = set()  # exact types whose every instance is plain data
-_METHOD_VERDICTS: dict[tuple[type, str], str | None] = {}  # bound methods, by owner type
-_VALUE_VERDICTS: dict[int, tuple[object, str | None]] = {}  # functions, classes, modules
+# Exact types whose every instance is plain data: only library types that live as long as
+# the process (on the list, or one of VALUE_TYPES themselves), never a program's class.
+_SAFE_TYPES: set[type] = set()
+_METHOD_VERDICTS: dict[tuple[int, str], tuple[weakref.ref[type], str | None]] = {}
+_VALUE_VERDICTS: dict[int, tuple[weakref.ref[object], str | None]] = {}
 _VERDICTS_LIMIT = 50_000
 
 
@@ -95,25 +107,34 @@ def value_problem(value: object) -> str | None:
                     return None
             return problem
     cached = _VALUE_VERDICTS.get(id(value))
-    if cached is not None and cached[0] is value:
+    if cached is not None and cached[0]() is value:
         return cached[1]
     problem = allowlist().problem(value)
     if isinstance(value, _LONG_LIVED):
         if len(_VALUE_VERDICTS) > _VERDICTS_LIMIT:
             _VALUE_VERDICTS.clear()
-        _VALUE_VERDICTS[id(value)] = (value, problem)
-    elif problem is None and isinstance(value, VALUE_TYPES) and not isinstance(value, type):
+        _VALUE_VERDICTS[id(value)] = (weakref.ref(value), problem)
+    elif (
+        problem is None
+        and isinstance(value, VALUE_TYPES)
+        and not isinstance(value, type)
+        and (kind in VALUE_TYPES or allowlist().allows_object(kind))
+    ):
         _SAFE_TYPES.add(kind)  # data of this exact type: never code, never a container
     return problem
 
 
 def _method_problem(owner: object, name: str) -> str | None:
-    key = (owner if isinstance(owner, type) else type(owner), name)
-    verdict = _METHOD_VERDICTS.get(key, "?")
-    if verdict == "?":
-        allowed = allowlist().method_allowed(owner, name)
-        verdict = None if allowed else f"{name} is not one of the methods programs can call."
-        _METHOD_VERDICTS[key] = verdict
+    cls = owner if isinstance(owner, type) else type(owner)
+    key = (id(cls), name)
+    cached = _METHOD_VERDICTS.get(key)
+    if cached is not None and cached[0]() is cls:
+        return cached[1]
+    allowed = allowlist().method_allowed(owner, name)
+    verdict = None if allowed else f"{name} is not one of the methods programs can call."
+    if len(_METHOD_VERDICTS) > _VERDICTS_LIMIT:
+        _METHOD_VERDICTS.clear()
+    _METHOD_VERDICTS[key] = (weakref.ref(cls), verdict)
     return verdict
 
 
@@ -159,6 +180,8 @@ def guarded_getattr(obj: object, name: str) -> object:
         return value
     value = stand_in_for(value)
     problem = _init_problem(obj, value) if name == "__init__" else value_problem(value)
+    if problem is None and isinstance(value, _COLLECTIONS):
+        problem = _shared_collection_problem(obj, name, value)
     if problem is not None:
         if name in _GPU_NAMES:
             problem = _NO_GPU
@@ -178,6 +201,43 @@ def guarded_getattr(obj: object, name: str) -> object:
         if owner is not None and owner not in PROGRAM_CLASSES:
             return instances_only(owner, value)
     return value
+
+
+# Collections a program could change in place (item assignment, `append`): nothing
+# guards those writes, so a collection the whole process shares must not be handed out.
+_MUTABLE_COLLECTIONS = (list, dict, set, collections.deque, bytearray)
+_COLLECTIONS = (*_MUTABLE_COLLECTIONS, tuple, frozenset)
+_SHARED_COLLECTION = (
+    "it is a collection that this library shares with every program the process runs; a "
+    "change to it would reach later runs. Keep your own values in a variable instead."
+)
+
+
+def _shared_collection_problem(owner: object, name: str, value: object) -> str | None:
+    """Why ``owner.name`` (a collection) may not be handed out: it is (or holds) a mutable
+    collection kept by a module or a library class, which lives as long as the process
+    (``F.reproducibility_notes``, ``typing.EXCLUDED_ATTRIBUTES``, ``np.typecodes``). A
+    run that writes there (a count, a suspended generator) leaves it for the next run.
+    The program's own objects and those it made (a layer's, an optimizer's) are its own."""
+    if not _holds_mutable(value):
+        return None
+    if isinstance(owner, types.ModuleType):
+        return _SHARED_COLLECTION
+    cls = owner if isinstance(owner, type) else type(owner)
+    if not isinstance(owner, type) and inspect.getattr_static(cls, name, None) is not value:
+        return None  # the instance's own attribute (`opt.param_groups`)
+    defining = _defining_class(cls, name)
+    if defining is not None and defining not in PROGRAM_CLASSES:
+        return _SHARED_COLLECTION  # kept by a library class, read through it or an instance
+    return None
+
+
+def _holds_mutable(value: object, depth: int = 0) -> bool:
+    if isinstance(value, _MUTABLE_COLLECTIONS):
+        return True
+    if isinstance(value, tuple | frozenset) and depth < 20:
+        return any(_holds_mutable(item, depth + 1) for item in value)
+    return False
 
 
 def _defining_class(cls: type, name: str) -> type | None:
@@ -360,10 +420,41 @@ def _build_class(func: object, name: str, *bases: object, **keywords: object) ->
             )
         if isinstance(base, type) and issubclass(base, torch.autograd.Function):
             _PROGRAM_CODE_IN_AUTOGRAD[0] = True
+    _check_library_internals_kept(func, name, bases)
     build: Any = builtins.__build_class__
     cls: type = build(func, name, *bases)
     PROGRAM_CLASSES.add(cls)
     return cls
+
+
+def _check_library_internals_kept(func: Any, name: str, bases: tuple[object, ...]) -> None:
+    """A class body may not replace a library base's ``_private`` attribute.
+
+    torch's own code calls its internal helpers on ``self`` and trusts what they return:
+    ``ParameterList.__setitem__`` does ``setattr(self, self._get_abs_string_index(i), v)``,
+    ``ParameterDict`` the same with ``_key_to_attr``. A subclass that redefines such a
+    helper picks the attribute name (``'__class__'``, ``'__reduce_ex__'``...), and the
+    write or read happens in torch's code, where no guard is. Names the body binds are its
+    ``STORE_NAME``s (no metaclass, no ``locals()`` here); the program's own classes keep
+    their ``_private`` names to themselves."""
+    bound = {
+        instruction.argval
+        for instruction in dis.get_instructions(func.__code__)
+        if instruction.opname == "STORE_NAME" and safety.is_private_name(instruction.argval)
+    }
+    if not bound:
+        return
+    for base in bases:
+        for klass in getattr(base, "__mro__", ()):
+            if klass in PROGRAM_CLASSES:
+                continue
+            clash = sorted(bound & vars(klass).keys())
+            if clash:
+                raise CodeRefusedAtRuntime(
+                    f"`class {name}` cannot define `{clash[0]}`: {klass.__qualname__} has it "
+                    "already, and torch's own code calls it and trusts what it returns; give "
+                    "yours another name."
+                )
 
 
 def _library_import(name: str) -> bool:
@@ -429,6 +520,8 @@ def safe_import(
     for item in names:
         value = stand_in_for(getattr(module, item, None))
         problem = value_problem(value)
+        if problem is None and isinstance(value, _COLLECTIONS):
+            problem = _shared_collection_problem(module, item, value)
         if problem is not None:
             raise CodeRefusedAtRuntime(f"`from {name} import {item}` is not available: {problem}")
         setattr(chosen, item, value)
@@ -469,3 +562,41 @@ def safe_builtins(print_function: Callable[..., object]) -> dict[str, object]:
     table[safety.GETATTR_NAME] = guarded_getattr
     table[safety.SETTER_NAME] = AttributeSetter
     return table
+
+
+def _guard_parameter_dict() -> None:
+    """``nn.ParameterDict`` keeps each entry as an attribute of the layer named by its key:
+    ``pd[key]`` is ``getattr(pd, key)`` and ``pd[key] = v`` is ``setattr(pd, key, v)``,
+    and a subscript never passes the guard. Unchecked, ``pd['__reduce_ex__']``,
+    ``pd['compile']`` or ``pd['__class__'] = C`` reach what the guard refuses by name or
+    by value. So a key must be a name the guard accepts on a layer, and what a key reads is
+    judged like ``pd.key`` (an entry is a parameter or a value the program stored)."""
+    cls: Any = torch.nn.ParameterDict
+    if getattr(cls, "_ae_guarded", False):
+        return
+    key_to_attr = cls._key_to_attr
+
+    def checked_key(self: object, key: object) -> str:
+        attr = key_to_attr(self, key)
+        reason = (
+            "a key must be a plain string."
+            if type(attr) is not str
+            else safety.attribute_refusal_reason(attr)
+        )
+        if reason is not None:
+            raise CodeRefusedAtRuntime(
+                f"`ParameterDict[{attr!r}]` is not available: a ParameterDict keeps its "
+                f"entries as attributes of the layer, so its keys follow the rules of "
+                f"attribute names: {reason}"
+            )
+        return attr
+
+    def getitem(self: object, key: object) -> object:
+        return guarded_getattr(self, checked_key(self, key))
+
+    cls._key_to_attr = checked_key
+    cls.__getitem__ = getitem
+    cls._ae_guarded = True
+
+
+_guard_parameter_dict()

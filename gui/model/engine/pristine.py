@@ -3,19 +3,64 @@
 Only for platforms without ``fork`` (Windows), where runs share one process: elsewhere each
 run gets a fresh copy of a pristine process (:mod:`.fork_server`) and nothing needs putting
 back. The list covers every process-wide setting an allowed program can reach: grad mode,
-CPU autocast, the default dtype and device, anomaly mode, deterministic algorithms, matmul
-precision, warn-always, thread counts, print options, numpy's error state and print options.
-Writes to attributes of modules and classes are refused by the guard, so they need no undo.
+inference mode, CPU autocast, the default dtype and device, anomaly mode, deterministic
+algorithms, matmul precision, warn-always, thread counts, print options, numpy's error
+state and print options. Writes to attributes of modules and classes are refused by the
+guard, so they need no undo.
+
+The print options accept any object (``torch.set_printoptions(sci_mode=obj)`` checks
+nothing), so a setting may hold one of the program's objects: settings are compared by
+identity for anything but plain values, never with the program's ``__eq__``, which would
+run the program's code here, after its answer and after the other settings were put back.
 """
 
 from __future__ import annotations
 
-import copy
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import torch
+
+# Guards entered by :func:`restore` to switch a mode off, kept so they are never left.
+_KEPT_GUARDS: list[Any] = []
+# Values compared with `==` as they are: their `__eq__` is Python's own.
+_PLAIN_TYPES = frozenset({bool, int, float, str, type(None)})
+
+
+class _Same:
+    """A value the program may have made, compared by identity only."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is _Same and other.value is self.value
+
+    def __hash__(self) -> int:
+        return id(self.value)
+
+
+Options = tuple[tuple[object, object], ...]
+
+
+def _plain_or_same(value: object) -> object:
+    return value if type(value) in _PLAIN_TYPES else _Same(value)
+
+
+def _comparable(options: Mapping[str, Any]) -> Options:
+    """``options`` as pairs whose comparison calls no code of the program's."""
+    return tuple((_plain_or_same(key), _plain_or_same(value)) for key, value in options.items())
+
+
+def _values(options: Options) -> dict[Any, Any]:
+    return {
+        key.value if type(key) is _Same else key: value.value if type(value) is _Same else value
+        for key, value in options
+    }
 
 
 @dataclass(frozen=True)
@@ -23,6 +68,7 @@ class Settings:
     """The process-wide settings at one moment."""
 
     grad_enabled: bool
+    inference_mode: bool
     autocast_enabled: bool
     autocast_dtype: torch.dtype
     autocast_cache: bool
@@ -33,15 +79,16 @@ class Settings:
     matmul_precision: str
     warn_always: bool
     threads: tuple[int, int]
-    print_options: dict[str, Any]
-    numpy_errors: dict[str, Any]
-    numpy_print: dict[str, Any]
+    print_options: Options
+    numpy_errors: Options
+    numpy_print: Options
 
 
 def capture() -> Settings:
     """The settings now (call once, before the first program runs)."""
     return Settings(
         grad_enabled=torch.is_grad_enabled(),
+        inference_mode=torch.is_inference_mode_enabled(),
         autocast_enabled=torch.is_autocast_enabled("cpu"),
         autocast_dtype=torch.get_autocast_dtype("cpu"),
         autocast_cache=torch.is_autocast_cache_enabled(),
@@ -55,9 +102,9 @@ def capture() -> Settings:
         matmul_precision=torch.get_float32_matmul_precision(),
         warn_always=torch.is_warn_always_enabled(),
         threads=(torch.get_num_threads(), torch.get_num_interop_threads()),
-        print_options=copy.copy(vars(torch._tensor_str.PRINT_OPTS)),
-        numpy_errors={**np.geterr()},
-        numpy_print=dict(np.get_printoptions()),
+        print_options=_comparable(vars(torch._tensor_str.PRINT_OPTS)),
+        numpy_errors=_comparable(np.geterr()),
+        numpy_print=_comparable(np.get_printoptions()),
     )
 
 
@@ -69,6 +116,15 @@ def restore(settings: Settings) -> None:
     slider tick must not pay for.
     """
     now = capture()
+    if now.inference_mode and not settings.inference_mode:
+        # A `with torch.inference_mode():` still open (a generator suspended in it and kept
+        # alive): nothing would record a graph. torch has no setter, only the guard the
+        # `with` enters; enter one that switches it off and keep it for good (leaving it
+        # would switch inference mode back on). First: it sets grad mode too.
+        switched_off = torch._C._InferenceMode(False)
+        switched_off.__enter__()
+        _KEPT_GUARDS.append(switched_off)
+        now = capture()
     if now.grad_enabled != settings.grad_enabled:
         torch.set_grad_enabled(settings.grad_enabled)
     while torch.autocast_decrement_nesting() > 0:  # an autocast block left open
@@ -98,8 +154,8 @@ def restore(settings: Settings) -> None:
     if now.threads[0] != settings.threads[0]:
         torch.set_num_threads(settings.threads[0])
     if now.print_options != settings.print_options:
-        vars(torch._tensor_str.PRINT_OPTS).update(settings.print_options)
+        vars(torch._tensor_str.PRINT_OPTS).update(_values(settings.print_options))
     if now.numpy_errors != settings.numpy_errors:
-        np.seterr(**settings.numpy_errors)
+        np.seterr(**_values(settings.numpy_errors))
     if now.numpy_print != settings.numpy_print:
-        np.set_printoptions(**settings.numpy_print)
+        np.set_printoptions(**_values(settings.numpy_print))
