@@ -44,14 +44,16 @@ SAFE_BUILTIN_NAMES: frozenset[str] = frozenset({
 GUARDED_BUILTIN_NAMES: frozenset[str] = frozenset({"type", "getattr", "hasattr", "setattr"})
 ALLOWED_IMPORTS: frozenset[str] = frozenset({
     "torch", "torch.nn", "torch.nn.functional", "torch.autograd", "torch.autograd.functional",
-    "torch.nn.init", "torch.optim", "torch.optim.lr_scheduler", "torch.utils",
-    "torch.utils.data", "torch.func", "math", "numpy", "random", "time", "functools",
-    "collections", "typing", "__future__",
+    "torch.autograd.function", "torch.nn.init", "torch.nn.utils.rnn", "torch.optim",
+    "torch.optim.lr_scheduler", "torch.utils", "torch.utils.data", "torch.func",
+    "torch.distributions", "math", "numpy", "random", "time", "functools", "collections",
+    "typing", "__future__",
 })  # fmt: skip
 IMPORT_HELP = (
-    "only torch (with torch.nn, torch.optim, torch.autograd, torch.utils.data, torch.func), "
-    "math, numpy, random, time, functools, collections and typing can be imported here: "
-    "a program cannot reach files, the network, other processes or native code."
+    "the modules a program can import here are torch (with torch.nn, torch.optim, "
+    "torch.autograd, torch.utils.data, torch.func, torch.distributions), math, numpy, "
+    "random, time, functools, collections and typing; what it uses from them is checked "
+    "one by one (tensor math, never files, the network, other processes or native code)."
 )
 # Methods a class the program defines may give itself under a two-underscore name: what
 # tutorials write (``__init__``, ``__call__``, operators, ``__len__``/``__getitem__`` of a
@@ -67,7 +69,10 @@ SAFE_DUNDER_METHODS: frozenset[str] = frozenset({
     "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__float__",
     "__int__", "__index__", "__enter__", "__exit__", "__format__",
 })  # fmt: skip
-GRAD_MODE_CONTEXTS = frozenset({"no_grad", "enable_grad", "set_grad_enabled", "inference_mode"})
+# What `with` may enter: torch's switches, checked again by identity when the program runs.
+GRAD_MODE_CONTEXTS = frozenset(
+    {"no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "detect_anomaly"}
+)
 WRITABLE_ATTRIBUTES: frozenset[str] = frozenset({"grad", "data", "requires_grad"})
 FORMAT_METHODS: frozenset[str] = frozenset({"format", "format_map"})
 
@@ -464,7 +469,8 @@ class _Validator:
                 if not _grad_mode_context(item.context_expr):
                     why = (
                         "`with` can only be used with torch.no_grad(), torch.enable_grad(), "
-                        "torch.set_grad_enabled(...) or torch.inference_mode()."
+                        "torch.set_grad_enabled(...), torch.inference_mode() or "
+                        "torch.autograd.detect_anomaly()."
                     )
                     self.refuse(node, f"with {_short(item.context_expr)}", why)
         elif isinstance(node, ast.Import | ast.ImportFrom):

@@ -47,10 +47,12 @@ import numpy as np
 import torch
 import torch.autograd.function
 import torch.autograd.functional
+import torch.distributions
 import torch.func
 import torch.nn.functional
 import torch.nn.init
 import torch.nn.utils
+import torch.nn.utils.rnn
 import torch.optim
 import torch.optim.lr_scheduler
 import torch.utils
@@ -91,6 +93,11 @@ MODULES: tuple[types.ModuleType, ...] = (
     functools,
     collections,
     typing,
+    # Round 5 of the widening: each holds, besides what is listed below by identity, only
+    # what the guard refuses by value (registries, counters, submodules, other classes).
+    torch.autograd.function,  # for `once_differentiable`
+    torch.nn.utils.rnn,  # padding and packing sequences for recurrent layers
+    torch.distributions,  # the distributions of DISTRIBUTIONS_REVIEWED and kl_divergence
 )
 
 # In torch's table of tensor functions but not tensor math: they reach storage, shared or
@@ -128,6 +135,11 @@ AUTOGRAD_REVIEWED: tuple[str, ...] = (
     # program's, still guarded) on perturbed copies and torch.autograd.grad; tensor math
     # only, nothing kept after they return, no files, threads or global hooks.
     "gradcheck", "gradgradcheck",
+    # Anomaly mode, the usual advice for "modified by an inplace operation": a
+    # process-wide switch (records each node's forward traceback, checks backward for
+    # NaN) that `pristine.restore` puts back between runs; `set_detect_anomaly(b)` sets
+    # it, `detect_anomaly()` warns once made and sets it only in a `with` block.
+    "set_detect_anomaly", "detect_anomaly",
 )  # fmt: skip
 # Tensor methods torch's table leaves out that are tensor math all the same.
 TENSOR_REVIEWED: tuple[str, ...] = (
@@ -157,6 +169,36 @@ TENSOR_HOOKS: tuple[str, ...] = ("register_hook", "register_post_accumulate_grad
 NN_UTILS: tuple[str, ...] = (
     "clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters",
     "get_total_norm", "clip_grads_with_norm_",
+)  # fmt: skip
+# `torch.nn.utils.rnn`: padding and packing variable-length sequences for recurrent layers
+# (tensor math in torch's C++: `_VF._pack_padded_sequence`, `_nn.pad_sequence`, which
+# check their arguments); nothing kept between calls. `pad_packed_sequence` is the app's
+# stand-in (`_pad_packed_sequence`: torch's trusts the batch sizes). A PackedSequence is
+# a named tuple of tensors (passes as a container of tensors); its listed methods convert
+# those tensors (`.to`, `.float`...), not `pin_memory`/`cuda`/`is_pinned`.
+RNN_UTILS: tuple[str, ...] = (
+    "pad_sequence", "pack_padded_sequence", "pack_sequence", "PackedSequence",
+)  # fmt: skip
+PACKED_SEQUENCE_METHODS: tuple[str, ...] = (
+    "to", "cpu", "double", "float", "half", "long", "int", "short", "char", "byte",
+)  # fmt: skip
+# `torch.distributions`, as VAE and policy-gradient code uses it: these classes only. Their
+# methods below are tensor math on the instance's own parameters (and the global
+# generator, seeded before each run). Not listed, so refused: `Distribution.
+# set_default_validate_args` (a class-level default for every later distribution),
+# `register_kl` (a process-wide registry), `biject_to`/`transform_to` (registries), the
+# `constraints`/`transforms`/`kl` submodules, transforms (they cache their last input) and
+# the other classes; `kl_divergence` is the app's stand-in (`_kl_divergence`). A program
+# cannot subclass them (not in BASE_ROOTS) or write their attributes (the guard).
+DISTRIBUTIONS_REVIEWED: tuple[str, ...] = (
+    "Distribution", "Normal", "Categorical", "Bernoulli", "Independent",
+)  # fmt: skip
+# Not `expand`: its `_instance` argument (also the second positional one) is any object
+# the program names, on which it sets `loc`, `scale`, `probs`... with plain `setattr`
+# (`d.expand(shape, torch.nn.functional)` wrote attributes onto a shared module).
+DISTRIBUTION_METHODS: tuple[str, ...] = (
+    "__init__", "sample", "rsample", "sample_n", "log_prob", "cdf", "icdf", "entropy",
+    "perplexity", "enumerate_support",
 )  # fmt: skip
 DATA_REVIEWED: tuple[str, ...] = (
     "Dataset", "TensorDataset", "DataLoader", "Subset", "ConcatDataset", "random_split",
@@ -245,6 +287,9 @@ VALUE_TYPES: tuple[type, ...] = (
     torch.optim.lr_scheduler.ReduceLROnPlateau, torch.utils.data.Dataset,
     torch.utils.data.DataLoader, torch.utils.data.Sampler, torch.utils.hooks.RemovableHandle,
     BaseException,
+    # Only the classes of DISTRIBUTIONS_REVIEWED can be made; what a program reads from
+    # one is checked again (`arg_constraints`, `support`: refused by value).
+    torch.distributions.Distribution,
 )  # fmt: skip
 CONTAINER_TYPES: tuple[type, ...] = (tuple, list, dict, set, frozenset, collections.deque)
 PLAIN_TYPES_WITH_METHODS: tuple[type, ...] = (
@@ -513,6 +558,9 @@ def _stand_ins() -> dict[int, tuple[object, object]]:
         (torch.accelerator.is_available, _gpu_is_available),
         (torch.accelerator.device_count, _gpu_device_count),
         (functools.wraps, _wraps),
+        (torch.distributions.kl_divergence, _kl_divergence),
+        (torch.autograd.function.once_differentiable, _once_differentiable),
+        (torch.nn.utils.rnn.pad_packed_sequence, _pad_packed_sequence),
     ]
     return {id(original): (original, stand_in) for original, stand_in in pairs}
 
@@ -567,6 +615,113 @@ def _wraps(wrapped: Any, *args: Any, **kwargs: Any) -> Any:
         return wrapper
 
     return decorate
+
+
+def _once_differentiable(fn: Any) -> Any:
+    """``@once_differentiable`` for programs: torch's own, around ``fn`` whose outputs must
+    be tensors (or ``None``). torch's wrapper runs ``fn`` (which the program held already)
+    under ``no_grad``, then ties the outputs to a node that refuses a second backward; to
+    do so it calls ``out.detach()`` and sets ``.requires_grad = True`` on what that
+    returns, with plain ``setattr``: on a program's object, whose ``detach`` can return a
+    module or one of torch's classes, that wrote an attribute onto it for later runs.
+    Nothing registered, nothing kept; the wrapper is not on the list (a program calls it
+    through its Function, never reads it)."""
+
+    def tensors_only(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        outputs = fn(ctx, *args, **kwargs)
+        for output in outputs if isinstance(outputs, tuple) else (outputs,):
+            if output is not None and not isinstance(output, torch.Tensor):
+                raise CodeRefusedAtRuntime(
+                    "`@once_differentiable` is not available on this function: what it "
+                    "returns must be tensors (or None), as a backward returns."
+                )
+        return outputs
+
+    return torch.autograd.function.once_differentiable(tensors_only)
+
+
+def _pad_packed_sequence(
+    sequence: Any,
+    batch_first: bool = False,
+    padding_value: float = 0.0,
+    total_length: int | None = None,
+) -> Any:
+    """``torch.nn.utils.rnn.pad_packed_sequence`` for programs: torch's, on a checked copy
+    of ``sequence``. Its C++ trusts ``batch_sizes`` to be what packing makes (positive
+    counts that never grow), and a packed sequence's tensors can be changed in place
+    after packing (``packed.batch_sizes[1] = 0``): with such a one it wrote past the end
+    of its own buffer and the process crashed (``[2, 0, 1]``). The recurrent layers check
+    what they read; this is the one reader that does not."""
+    rnn: Any = torch.nn.utils.rnn
+    if type(sequence) is not rnn.PackedSequence:
+        raise CodeRefusedAtRuntime(
+            "`pad_packed_sequence(...)` is not available on this object: give it the "
+            "PackedSequence that pack_padded_sequence, pack_sequence or a recurrent layer made."
+        )
+    data, batch_sizes, sorted_indices, unsorted_indices = tuple.__iter__(sequence)
+    sizes = batch_sizes.clone() if isinstance(batch_sizes, torch.Tensor) else None
+    if (
+        not isinstance(data, torch.Tensor)
+        or sizes is None
+        or sizes.dtype != torch.int64
+        or sizes.dim() != 1
+        or sizes.numel() == 0
+        or bool((sizes <= 0).any())
+        or bool((sizes[1:] > sizes[:-1]).any())
+        or data.dim() == 0
+        or int(sizes.sum()) != data.size(0)
+        or not (total_length is None or type(total_length) is int)
+    ):
+        raise CodeRefusedAtRuntime(
+            "`pad_packed_sequence(...)` is not available on this packed sequence: its "
+            "batch_sizes no longer describe its data (they were changed after packing; "
+            "pack the sequences again with pack_padded_sequence), or total_length is not "
+            "a whole number."
+        )
+    checked = rnn.PackedSequence(data, sizes, sorted_indices, unsorted_indices)
+    return rnn.pad_packed_sequence(checked, batch_first, padding_value, total_length)
+
+
+def _kl_divergence(p: Any, q: Any) -> Any:
+    """``torch.distributions.kl_divergence`` for programs: between the listed distributions
+    only. torch memoises each pair of classes it is asked about in a dict it keeps for the
+    whole process (``kl._KL_MEMOIZE``): a class of the program's passed in (or hidden in an
+    ``Independent``) would stay there, alive with its functions' globals, for later runs.
+    The program's code can still run during the call (a Categorical's ``probs`` may be its
+    object) and make an ``Independent`` hold something else before torch looks inside:
+    so afterwards every pair that is not of listed classes leaves the memo again."""
+    if not (_listed_distribution(p) and _listed_distribution(q)):
+        raise CodeRefusedAtRuntime(
+            "`kl_divergence(p, q)` is not available on these objects: p and q must be "
+            "distributions made with torch.distributions (Normal, Categorical, Bernoulli, "
+            "Independent)."
+        )
+    try:
+        return torch.distributions.kl_divergence(p, q)
+    finally:
+        memo: dict[tuple[type, type], Any] = torch.distributions.kl._KL_MEMOIZE
+        listed = set(_distribution_classes())
+        for pair in [pair for pair in memo if not set(pair) <= listed]:
+            memo.pop(pair, None)
+
+
+def _distribution_classes() -> list[type]:
+    return [getattr(torch.distributions, name) for name in DISTRIBUTIONS_REVIEWED]
+
+
+def _listed_distribution(value: object, depth: int = 0) -> bool:
+    """An instance of a class of DISTRIBUTIONS_REVIEWED, all the way down, an
+    ``Independent``'s count a plain ``int`` (no code of the program runs when torch
+    compares two, before it looks inside)."""
+    if not any(type(value) is cls for cls in _distribution_classes()) or depth > 20:
+        return False
+    if type(value) is torch.distributions.Independent:
+        # Instance attributes (the class cannot be subclassed or written to here).
+        own = vars(value)
+        if type(own.get("reinterpreted_batch_ndims")) is not int:
+            return False
+        return _listed_distribution(own.get("base_dist"), depth + 1)
+    return True
 
 
 def _refuse_worker_processes() -> None:
@@ -711,6 +866,9 @@ def _objects() -> list[object]:
     objects += _named(torch.Tensor, TENSOR_HOOKS)
     objects.append(torch.utils.hooks.RemovableHandle.remove)
     objects += _named(torch.nn.utils, NN_UTILS)
+    objects += _named(torch.nn.utils.rnn, RNN_UTILS)
+    objects += _named(torch.nn.utils.rnn.PackedSequence, PACKED_SEQUENCE_METHODS)
+    objects += _distributions()
     objects += _named(torch.utils.data, DATA_REVIEWED)
     objects += _named(torch.func, FUNC_REVIEWED)
     objects += _named(random, RANDOM_REVIEWED)
@@ -732,6 +890,20 @@ def _objects() -> list[object]:
         objects += [v for n, v in vars(plain).items() if not n.startswith("_") and callable(v)]
     # `format` on a str is listed with the other str methods; the guard checks its template.
     return objects
+
+
+def _distributions() -> list[object]:
+    """The classes of DISTRIBUTIONS_REVIEWED and the DISTRIBUTION_METHODS each defines or
+    inherits, by identity (never `set_default_validate_args`, never `support`)."""
+    found: list[object] = []
+    for name in DISTRIBUTIONS_REVIEWED:
+        cls = getattr(torch.distributions, name)
+        found.append(cls)
+        for klass in cls.__mro__:
+            found += [v for n, v in vars(klass).items() if n in DISTRIBUTION_METHODS]
+            if klass is torch.distributions.Distribution:
+                break
+    return found
 
 
 def _nn_classes_and_methods() -> list[object]:
