@@ -7,6 +7,7 @@ server or in CI without a display or GL libraries. ``--export`` writes ``result.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -18,6 +19,7 @@ from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS, Program, RunRequest
 from gui.model.result import RunResult
 from gui.model.session import Document, SessionFileError
 from gui.model.session.file_format import READ_TIMEOUT_SECONDS, load_session_within
+from gui.model.session.file_io import EXPORT_FILES, check_targets
 from gui.model.tensor_format import format_tensor
 from gui.resources import default_lesson
 
@@ -36,9 +38,21 @@ class EngineDidNotStart(RuntimeError):
     """The engine's child never said it was ready: no result is the session's."""
 
 
+# What must not reach a terminal from a stranger's session: C0 and C1 controls but the
+# tab and the newline (escape sequences erase lines, move the cursor, retitle the terminal:
+# a report could be made to show numbers it does not hold), DEL, and the bidirectional
+# overrides that reorder a line. Shown as Python escapes instead ("\x1b").
+_TERMINAL_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every terminal control written as its Python escape."""
+    return _TERMINAL_CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode(), text)
+
+
 def _one_line(message: str, stream: TextIO) -> None:
     """Scripts read the first stderr line: field names from a file may hold newlines."""
-    print(" ".join(message.split()), file=stream)
+    print(printable(" ".join(message.split())), file=stream)
 
 
 def run_once(document: Document, time_limit: float) -> RunResult:
@@ -86,6 +100,13 @@ def export_session(
         _one_line(f"error: {session_path}: code refused at {where}: {refused.message}", stderr)
         return EXIT_BAD_INPUT
     try:
+        # Before running: a named pipe in a file's place would block the write forever,
+        # and a folder there cannot be written either (the run would be wasted).
+        check_targets(out_dir, EXPORT_FILES)
+    except OSError as exc:
+        print(f"error: cannot write to {out_dir}: {exc.strerror or exc}", file=stderr)
+        return EXIT_CANNOT_WRITE
+    try:
         result = run_once(document, time_limit)
     except EngineDidNotStart:
         print(ENGINE_DID_NOT_START, file=stderr)
@@ -105,7 +126,9 @@ def report(result: RunResult) -> str:
         kind = "leaf" if info.is_leaf else (info.grad_fn or "tensor")
         out.append(f"{info.name} = {format_tensor(info.value)}   ({kind})")
     for line in result.printed:
-        out.append(f"printed (line {line.line}): {line.text}")
+        # Every line the code printed is marked as printed: a newline inside one text
+        # must not start a line that reads like the report's own ("    x.grad = ...").
+        out.extend(f"printed (line {line.line}): {part}" for part in line.text.split("\n"))
     for step in result.steps:
         where = f"line {step.line}" if step.line else "session"
         seed = format_tensor(step.gradient) if step.gradient is not None else "implicit 1"
@@ -149,6 +172,6 @@ def summarize(
         print(ENGINE_DID_NOT_START, file=stderr)
         return EXIT_CANNOT_RUN
     if document.title:
-        print(f"# {document.title}", file=stdout)
-    print(report(result), file=stdout)
+        print(printable(f"# {document.title}"), file=stdout)
+    print(printable(report(result)), file=stdout)
     return EXIT_OK

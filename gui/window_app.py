@@ -8,13 +8,15 @@ the app creates a QApplication.
 from __future__ import annotations
 
 import gc
+import os
 import signal
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QBuffer, QIODevice, QSettings, QStandardPaths
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
 from gui.model.drawing.layout_process import unstarted_layout_process
@@ -22,9 +24,10 @@ from gui.model.engine_process import EngineProcess
 from gui.model.session import Session, SessionFileError, Snapshot, load_session
 from gui.model.session.autosave import Autosave, data_dir, find_unsaved
 from gui.model.session.file_format import READ_TIMEOUT_SECONDS, load_session_within
+from gui.model.session.file_io import file_kind, write_atomically
 from gui.model.session.layouts import LayoutCache
 from gui.resources import default_lesson
-from gui.widgets.main_window import APP_NAME, MainWindow
+from gui.widgets.main_window import APP_NAME, MainWindow, show_document
 from gui.widgets.thread_dispatcher import ThreadDispatcher
 
 ORGANIZATION = "AutogradExplorer"
@@ -32,6 +35,10 @@ ORGANIZATION = "AutogradExplorer"
 MIN_POINT_SIZE = 11.0
 SCREENSHOT_SIZE = (1280, 720)
 SCREENSHOT_TIMEOUT_SECONDS = 120.0
+# The window's settings file holds a geometry, three splitter states and a few flags: a few
+# KiB. Qt reads the whole file into memory when the settings are made (a 1 GiB file took 4
+# seconds and 2 GiB of memory), so anything far bigger is not ours.
+MAX_SETTINGS_BYTES = 1024 * 1024
 
 
 def application() -> QApplication:
@@ -68,6 +75,87 @@ class FreezeAfterFirstResult:
         gc.freeze()
 
 
+def settings_path() -> Path | None:
+    """Where Qt keeps the user's settings as an INI file (Linux and other Unix), else
+    ``None`` (Windows keeps them in the registry, macOS in a property list)."""
+    if sys.platform in ("win32", "darwin"):
+        return None
+    folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.GenericConfigLocation)
+    return Path(folder) / ORGANIZATION / f"{APP_NAME}.conf"
+
+
+def settings_problem(path: Path) -> str | None:
+    """Why the settings file at ``path`` (or Qt's lock file beside it) must not be used.
+
+    Qt reads the settings file when the settings are made: a named pipe there blocks the
+    start forever, and a huge file is read whole. Its lock file (``.lock``), taken on every
+    write, loops forever when it is a pipe, a device or a folder: the window froze on the
+    first setting written and never closed. Both are checked with ``stat``, which opens
+    nothing. ``None`` when both are small regular files (or not there yet).
+    """
+    for file in (path, path.with_name(path.name + ".lock")):
+        try:
+            info = os.stat(file)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:  # a loop of links, a file where a folder goes...
+            return exc.strerror or str(exc)
+        kind = file_kind(info.st_mode)
+        if kind is not None:
+            return f"{file.name} is {kind}, not a file"
+        if info.st_size > MAX_SETTINGS_BYTES:  # the lock too: Qt reads it whole (1 GiB: 37 s)
+            return f"{file.name} holds {info.st_size:,} bytes, far more than settings do"
+    return None
+
+
+def throwaway_settings() -> QSettings:
+    """Settings in a new temporary file: nothing read, nothing kept for the next start."""
+    return QSettings(str(Path(tempfile.mkdtemp()) / "settings.ini"), QSettings.Format.IniFormat)
+
+
+def user_settings() -> QSettings:
+    """The user's settings, or throwaway ones (and a line on stderr) when their file could
+    hang or flood Qt (see :func:`settings_problem`).
+
+    On Unix this is the very file ``QSettings()`` uses, opened by its path: that skips the
+    fallback files Qt would also read (the organization-wide one, ``/etc/xdg``), which the
+    app never wrote.
+    """
+    path = settings_path()
+    if path is None:
+        return QSettings()
+    problem = settings_problem(path)
+    if problem is None:
+        return QSettings(str(path), QSettings.Format.IniFormat)
+    print(
+        f"warning: the settings in {path} are not used ({problem}); starting with the "
+        "default window layout, and nothing is remembered for the next start",
+        file=sys.stderr,
+    )
+    return throwaway_settings()
+
+
+def save_image(image: QImage, out: str) -> str | None:
+    """Write ``image`` to ``out`` (format from its suffix; PNG without one); the reason it
+    could not, or ``None``.
+
+    Encoded in memory and written with the session files' atomic save, which refuses a
+    named pipe, a device or a folder: Qt's own ``save(path)`` opened a named pipe for
+    writing and waited forever for a reader.
+    """
+    suffix = Path(out).suffix.lstrip(".").upper() or "PNG"
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    # A str at run time (PySide's stubs say bytes, which it refuses).
+    if not image.save(buffer, suffix):  # type: ignore[call-overload]
+        return f"cannot write {out}: {suffix} is not an image format this app can write"
+    try:
+        write_atomically(out, bytes(buffer.data().data()))
+    except OSError as exc:
+        return f"cannot write {out}: {exc.strerror or exc}"
+    return None
+
+
 def run_window(
     path: str | None,
     screenshot: str | None = None,
@@ -89,11 +177,7 @@ def run_window(
     layouts = unstarted_layout_process()
     session = Session(engine.run, dispatcher, time_limit, LayoutCache(process=layouts))
     # A screenshot must not depend on (or change) the user's saved window layout.
-    settings = (
-        QSettings(str(Path(tempfile.mkdtemp()) / "screenshot.ini"), QSettings.Format.IniFormat)
-        if screenshot
-        else QSettings()
-    )
+    settings = throwaway_settings() if screenshot else user_settings()
     # A screenshot never reads or writes the user's autosaves either.
     folder = None if screenshot else data_dir()
     recovered = [] if folder is None else find_unsaved(folder)
@@ -130,10 +214,12 @@ def _open_first(session: Session, path: str | None) -> str | None:
     """
     if path is not None:
         try:
-            session.load(load_session_within(path, READ_TIMEOUT_SECONDS), path)
-            return None
+            document = load_session_within(path, READ_TIMEOUT_SECONDS)
         except SessionFileError as exc:
             error = str(exc)
+        else:
+            # A valid file a panel cannot draw falls back to the welcome lesson itself.
+            return show_document(session, document, path)
     else:
         error = None
     session.load(load_session(default_lesson()), str(default_lesson()))
@@ -150,8 +236,9 @@ def _save_screenshot(app: QApplication, window: MainWindow, session: Session, ou
         time.sleep(0.01)
     for _ in range(5):  # let layouts and paints settle
         app.processEvents()
-    if not window.grab().save(out):
-        print(f"error: cannot write {out}", file=sys.stderr)
+    problem = save_image(window.grab().toImage(), out)
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
         return 1
     print(out)
     return 0

@@ -13,11 +13,13 @@ work is copied a few seconds after each change by :class:`~gui.model.session.aut
 from __future__ import annotations
 
 import contextlib
+import html
 import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from PySide6 import QtGui
 from PySide6.QtCore import (
     QByteArray,
     QEventLoop,
@@ -63,7 +65,7 @@ from gui.model.session import (
     load_session,
 )
 from gui.model.session.autosave import DELAY_SECONDS, Autosave, Recovered, remove
-from gui.model.session.file_io import read_in_background
+from gui.model.session.file_io import EXPORT_FILES, check_targets, read_in_background
 from gui.model.views.lesson_controls import (
     Control,
     controls_tab,
@@ -81,7 +83,7 @@ from gui.model.views.status import (
     time_limit_text,
 )
 from gui.model.views.unsaved import has_unsaved_work
-from gui.resources import lesson_paths
+from gui.resources import default_lesson, lesson_paths
 from gui.widgets.backward_panel import BackwardPanel
 from gui.widgets.code_editor_panel import CodeEditorPanel
 from gui.widgets.content_width_guard import ContentWidthGuard
@@ -589,7 +591,10 @@ class MainWindow(QMainWindow):
         except SessionFileError as exc:
             self.show_error("Cannot open this session", str(exc))
             return False
-        self._session.load(document, os.fspath(path))
+        problem = show_document(self._session, document, os.fspath(path))
+        if problem is not None:
+            self.show_error("Cannot open this session", f"{problem}\n\nShowing the welcome lesson.")
+            return False
         self._settings.setValue("last_dir", str(Path(path).parent))
         return True
 
@@ -652,8 +657,13 @@ class MainWindow(QMainWindow):
     def export_to(self, folder: str | os.PathLike[str]) -> bool:
         """Write the export files; a failure is reported, nothing else changes."""
         try:
+            # A named pipe in a file's place would block the window forever on writing.
+            check_targets(folder, EXPORT_FILES)
             self._session.export(folder)
-        except (OSError, ValueError) as exc:
+        except OSError as exc:
+            self.show_error("Cannot export", f"{folder}: {exc.strerror or exc}")
+            return False
+        except ValueError as exc:
             self.show_error("Cannot export", f"{folder}: {exc}")
             return False
         self.statusBar().showMessage(
@@ -842,15 +852,17 @@ class MainWindow(QMainWindow):
     # -- dialogs (methods, so tests can answer them) -------------------------------------
 
     def show_error(self, title: str, text: str) -> None:
-        QMessageBox.warning(self, title, text)
+        QMessageBox.warning(self, title, _literal(text))
 
     def ask_restore(self, recovered: Recovered) -> bool:
         """Ask whether to bring back work a crash left behind; ``True``: restore it."""
         answer = QMessageBox.question(
             self,
             "Restore unsaved work?",
-            f"{APP_NAME} did not close properly last time. Restore the unsaved work on "
-            f"{recovered.describe()}?\n\nYes restores it; Discard deletes the copy.",
+            _literal(
+                f"{APP_NAME} did not close properly last time. Restore the unsaved work on "
+                f"{recovered.describe()}?\n\nYes restores it; Discard deletes the copy."
+            ),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Discard,
             QMessageBox.StandardButton.Yes,
         )
@@ -875,18 +887,25 @@ class MainWindow(QMainWindow):
     # -- settings ------------------------------------------------------------------------
 
     def _last_dir(self) -> str:
-        return str(self._settings.value("last_dir", str(Path.home())))
+        # Only a folder that is there: the settings file is plain text anyone may have
+        # edited (a list, a device, a named pipe); the file dialogs start at home then.
+        kept = self._settings.value("last_dir")
+        if isinstance(kept, str) and len(kept) < 4096 and "\0" not in kept:
+            with contextlib.suppress(OSError, ValueError):
+                if os.path.isdir(kept):
+                    return kept
+        return str(Path.home())
 
     def _restore_settings(self) -> None:
         geometry = self._settings.value("geometry")
-        if isinstance(geometry, QByteArray):
-            self.restoreGeometry(geometry)
-        else:
+        # restoreGeometry refuses bytes it cannot read and then leaves the window at Qt's
+        # default size: the window's own default size, as on a first start, instead.
+        if not (isinstance(geometry, QByteArray) and self.restoreGeometry(geometry)):
             self.resize(1280, 720)
         for name, splitter in self._splitters.items():
             state = self._settings.value(f"splitters/{name}")
-            if isinstance(state, QByteArray):
-                splitter.restoreState(state)
+            # A state that does not restore keeps the default sizes at the first show.
+            if isinstance(state, QByteArray) and splitter.restoreState(state):
                 self._pending_sizes = False
         if str(self._settings.value("presentation", "false")).lower() == "true":
             self.set_presentation(True)
@@ -953,13 +972,38 @@ class MainWindow(QMainWindow):
         if not self.ask_restore(newest):
             remove(newest)
             return False
-        self._session.load(newest.document, newest.path)
+        problem = show_document(self._session, newest.document, newest.path)
+        if problem is not None:  # the copy stays where it is: the work is in it
+            self.show_error(
+                "Cannot restore the unsaved work",
+                f"The copy in {newest.file} cannot be shown: {problem}",
+            )
+            return False
         # If the copy cannot be written, the old one stays where it was; the work is on
         # screen and marked unsaved either way.
         with contextlib.suppress(OSError, SessionFileError):
             self._autosave.adopt(newest)
         self.render(self._session.snapshot)
         return True
+
+
+def show_document(session: Session, document: Document, path: str | None) -> str | None:
+    """Load ``document`` into ``session``; if a panel fails on it, the welcome lesson
+    instead, and the reason (``None`` when it shows).
+
+    A file that passed every check of the format can still hold what a panel cannot draw
+    (a gradient of 1e308 overflowed the sliders' range): that must end neither the start
+    (the error left ``run_window``) nor leave the window half drawn after an Open.
+    """
+    try:
+        session.load(document, path)
+    except Exception as exc:  # any panel's failure: reported, never the end of the window
+        cause = exc.__cause__ or exc  # psygnal wraps a callback's error in EmitLoopError
+        first = (str(cause).splitlines() or [""])[0][:200]
+        session.load(load_session(default_lesson()), str(default_lesson()))
+        where = f"{path}: " if path else ""
+        return f"{where}the window cannot show this session ({type(cause).__name__}: {first})"
+    return None
 
 
 def _controls_height(tabs: QTabWidget, named: list[QWidget]) -> int:
@@ -992,9 +1036,29 @@ def _set_text(label: QLabel, text: str) -> None:
         label.setText(text)
 
 
+def _literal(text: str) -> str:
+    """``text`` for a message box, shown as written.
+
+    Message boxes take text that looks like HTML as HTML (``Qt::mightBeRichText``), and
+    these quote file names, fields and titles from a stranger's file: ``<img
+    src="/dev/zero">`` made Qt read the device until memory ran out (the app aborted), and
+    a named pipe there blocked it for ever. Such text is escaped into HTML that shows it
+    literally; any other text is passed as it is.
+    """
+    if not QtGui.Qt.mightBeRichText(text):
+        return text
+    return "<p>" + html.escape(text).replace("\n", "<br>") + "</p>"
+
+
 def _is_lesson(path: str) -> bool:
     """Lessons ship with the app: saving goes to a new file rather than over them."""
-    return any(Path(path).resolve() == p.resolve() for p in lesson_paths())
+    try:
+        resolved = Path(path).resolve()
+    except (OSError, RuntimeError, ValueError):
+        # A loop of links (RuntimeError on Python 3.11), a NUL: not a lesson. Raising here
+        # failed every render and the window's close, for a path restored from an autosave.
+        return False
+    return any(resolved == p.resolve() for p in lesson_paths())
 
 
 GUIDE = (

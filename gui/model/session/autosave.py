@@ -18,8 +18,10 @@ No Qt here: the timer and the dialog are the window's (:mod:`gui.widgets.main_wi
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import json
+import math
 import os
 import re
 import sys
@@ -49,6 +51,18 @@ FORMAT = "autograd-explorer-autosave/1"
 # seconds, rarely enough that dragging a slider does not write the disk on every tick.
 DELAY_SECONDS = 3.0
 MAX_PATH_CHARS = 4096
+# How many copies a start reads, newest files first. Each may hold 2 MiB to parse on the
+# GUI thread before the window shows: a folder with thousands of them (a loop of crashes,
+# or anyone who can write there) must not keep the window from appearing. The rest stay on
+# disk for later starts.
+MAX_CANDIDATES = 20
+# A copy's time is shown in the restore dialog: one that is not a time at all (NaN, 1e308,
+# before 1970) reads as unknown rather than failing the dialog (and with it every start).
+_LATEST_TIME = 253_402_300_799.0  # 9999-12-31 23:59:59 UTC
+# Where a dead process's copy goes when this process reuses its id (see
+# Autosave._keep_foreign_copy): ids from here on are never a process's on Linux (its
+# PID_MAX_LIMIT is 2**22), macOS or the BSDs, so the copy reads as left behind.
+_UNUSED_PIDS = 2**22
 _FILE_NAME = re.compile(r"autosave-(\d{1,10})\.json")
 
 
@@ -75,7 +89,12 @@ class Recovered:
     def describe(self) -> str:
         """One line for the restore dialog: which session, and when it was copied."""
         name = self.document.title or (Path(self.path).name if self.path else "an untitled session")
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.saved_at))
+        if not self.saved_at:  # unknown (see _LATEST_TIME)
+            return f"{name} (copied at an unknown time)"
+        try:
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.saved_at))
+        except (OverflowError, OSError, ValueError):  # a time this platform cannot show
+            return f"{name} (copied at an unknown time)"
         return f"{name} (copied {when})"
 
 
@@ -83,16 +102,18 @@ def find_unsaved(folder: Path, own_pid: int | None = None) -> list[Recovered]:
     """Autosaves left by processes that are gone, newest first.
 
     Copies of running processes (another window) are skipped; an unreadable copy is skipped
-    rather than stopping the app from starting. Call it before this process autosaves: a
+    (and left on disk) rather than stopping the app from starting; at most
+    :data:`MAX_CANDIDATES` of the newest files are read. Call it before this process autosaves: a
     copy under this process's own id (``own_pid``) is then a dead process's whose id was
     reused, and is returned too.
     """
     own = os.getpid() if own_pid is None else own_pid
     found = []
     try:
-        names = sorted(os.listdir(folder))
+        names = os.listdir(folder)
     except OSError:  # no folder yet: nothing was ever autosaved
         return []
+    candidates = []
     for name in names:
         match = _FILE_NAME.fullmatch(name)
         if match is None:
@@ -101,11 +122,22 @@ def find_unsaved(folder: Path, own_pid: int | None = None) -> list[Recovered]:
         if pid != own and _alive(pid):
             continue
         file = folder / name
+        candidates.append((_modified(file), name, file))
+    # Newest files first, at most MAX_CANDIDATES of them (see there).
+    for _, _, file in sorted(candidates, reverse=True)[:MAX_CANDIDATES]:
         try:
             found.append(read_json_file(file, functools.partial(_recovered, file)))
         except SessionFileError:
-            continue
+            continue  # left on disk: never delete what could not be read
     return sorted(found, key=lambda r: r.saved_at, reverse=True)
+
+
+def _modified(file: Path) -> float:
+    """When ``file`` was last written (0 if it cannot be told); never opens it."""
+    try:
+        return os.lstat(file).st_mtime
+    except OSError:
+        return 0.0
 
 
 def _alive(pid: int) -> bool:
@@ -113,28 +145,57 @@ def _alive(pid: int) -> bool:
         # os.kill(pid, 0) would terminate the process there; without a safe check, treat
         # the copy as left behind (at worst another window's copy is offered too).
         return False
+    if not 0 < pid < 2**31:  # no process has it, and os.kill would raise OverflowError
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:  # someone else's process: alive
         return True
+    except (OSError, OverflowError):  # not a process id this system knows: left behind
+        return False
     return True
 
 
 def _recovered(file: Path, data: Any) -> Recovered:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise SessionFileError(f"not an autosave file (expected format {FORMAT!r})")
-    path = data.get("path")
-    if path is not None and (not isinstance(path, str) or len(path) > MAX_PATH_CHARS):
-        raise SessionFileError("path: expected the session file's path or null")
-    saved_at = data.get("saved_at")
-    if not isinstance(saved_at, int | float) or isinstance(saved_at, bool):
-        raise SessionFileError("saved_at: expected a time")
     session = data.get("session")
     if not isinstance(session, dict):
         raise SessionFileError("session: expected a session object")
-    return Recovered(file, session_from_dict(session), path, float(saved_at))
+    # The work is what matters: a path or a time that cannot be used is dropped, the work
+    # is still offered (untitled, or copied "at an unknown time").
+    return Recovered(
+        file,
+        session_from_dict(session),
+        _usable_path(data.get("path")),
+        _time(data.get("saved_at")),
+    )
+
+
+def _usable_path(path: object) -> str | None:
+    """The copy's file path if the window can use it, else ``None`` (the work is untitled).
+
+    Refused: anything but an absolute path string, a NUL, or characters the file system
+    cannot name (a lone surrogate that is not one of Python's stand-ins for undecodable
+    bytes): each made every later use of the path raise (the lesson check, saving).
+    """
+    if not isinstance(path, str) or not path or len(path) > MAX_PATH_CHARS or "\0" in path:
+        return None
+    try:
+        os.fsencode(path)
+    except UnicodeError:
+        return None
+    return path if os.path.isabs(path) else None
+
+
+def _time(saved_at: object) -> float:
+    """The copy's time in seconds since 1970, or ``0.0`` when it is not a usable time."""
+    if isinstance(saved_at, bool) or not isinstance(saved_at, int | float):
+        return 0.0
+    value = float(saved_at)
+    return value if math.isfinite(value) and 0 < value <= _LATEST_TIME else 0.0
 
 
 class Autosave:
@@ -197,9 +258,28 @@ class Autosave:
         )
         # Private: the copy may hold a student's work; only its owner reads it.
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not self._file_written:
+            self._keep_foreign_copy()
         write_text_atomically(self.file, text)
         self._file_written = True
         self._written, self._waiting = self._waiting, None
+
+    def _keep_foreign_copy(self) -> None:
+        """Move a copy already under this process's name to a name no process has.
+
+        It was left by a dead process whose id this one reuses. A start offers only the
+        newest copy: an older one under this name would be overwritten by this process's
+        first copy, and its work lost. (The folder is private: no one else races for the
+        new name.)
+        """
+        if not os.path.lexists(self.file):
+            return
+        for pid in range(_UNUSED_PIDS, _UNUSED_PIDS + 1000):
+            candidate = self.folder / f"autosave-{pid}.json"
+            if not os.path.lexists(candidate):
+                os.rename(self.file, candidate)
+                return
+        raise FileExistsError(errno.EEXIST, "no free name to keep an older copy", str(self.file))
 
     def discard(self) -> None:
         """Forget the copy and remove its file (a save, a discard, a clean exit)."""
@@ -215,6 +295,8 @@ class Autosave:
         process's file, then remove the dead process's file."""
         self.restored = True
         self._waiting = (recovered.document, recovered.path)
+        if recovered.file == self.file:  # a reused process id: that copy is ours now
+            self._file_written = True
         self.flush()
         if recovered.file != self.file:  # a reused process id: the same name, now ours
             remove(recovered)

@@ -12,7 +12,11 @@ and never a hang. In order:
   shallower, pickling when the values cross to the engine;
 - numbers must fit 64 bits: an integer outside int64 or a float beyond float64 (``1e400``,
   which ``json`` would silently make infinite) is refused naming its field;
-- fields have their types and sane sizes (:data:`MAX_DIMENSIONS`, :data:`MAX_NAME_CHARS`...).
+- fields have their types and sane sizes (:data:`MAX_DIMENSIONS`, :data:`MAX_NAME_CHARS`...);
+- no object names a key twice (``json`` would keep the last without a word), values and
+  gradients are rectangular (no ragged rows), the code holds no bidirectional override
+  that would make it read in another order than it runs, and the title no control
+  character.
 
 Non-finite numbers are written as the strings ``"nan"``, ``"inf"`` and ``"-inf"`` where a
 number goes (as in ``result.json``), and read back; JSON has no literal for them.
@@ -41,6 +45,7 @@ from gui.model.session import file_io
 from gui.model.session.document import Document
 
 FORMAT = "autograd-explorer/1"
+APP_NAME = "Autograd Explorer"
 MAX_FILE_BYTES = 2 * 1024 * 1024
 # JSON nesting, counted over the whole file. The deepest a valid session goes is a gradient:
 # object > backward list > step > MAX_DIMENSIONS lists; 64 leaves room for a clear
@@ -57,6 +62,10 @@ MAX_STEPS = 10_000
 # How long the window (and the command line) waits for a file before giving up on it: a
 # file on an unreachable network folder can block a read for minutes.
 READ_TIMEOUT_SECONDS = 10.0
+# A locked colour scale: every magnitude a float32 gradient has (1.4e-45 to 3.4e38) with
+# room to spare. Far below it (1e-307, subnormals) the plots' pixel coordinates became
+# infinite and Qt crashed the window at the first paint.
+LOCKED_SCALE_RANGE = (1e-100, 1e100)
 INT64 = (-(2**63), 2**63 - 1)
 NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 # What Python's own json.dump writes for them: accepted too, files made by scripts load.
@@ -77,10 +86,22 @@ _TOP_FIELDS = {
 }
 _STEP_FIELDS = {"gradient", "retain_graph", "zero_grad", "create_graph"}
 # A JSON string (escapes included), to skip brackets inside strings when measuring nesting.
-_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+# The closing quote is optional: a string that never ends runs to the end of the text (as
+# the parser reads it too). Required, an unterminated string made the pattern fail after
+# scanning to the end and start again at the next quote: '"' + '\\"' * 10**6 took hours,
+# holding the GIL (the window froze while "reading in the background").
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_]{1,40}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# Bidirectional embeddings, overrides and isolates ("Trojan Source", CVE-2021-42574): they
+# make an editor show code in another order than Python reads it, so a reviewer sees one
+# program and runs another. Right-to-left text itself needs none of them.
+_BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
+# What a one-line title must not hold: C0/C1 controls (NUL, terminal escapes) and the
+# reordering controls above (a title "lesson\u202enosj.exe" reads "lessonexe.json").
+_TITLE_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_NEWER_FORMAT = re.compile(r"autograd-explorer/([0-9]{1,6})")
 _LINE_BREAK = re.compile(r"[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 T = TypeVar("T")
 
@@ -221,6 +242,7 @@ def parse_json(text: str, source: str | None = None) -> Any:
             parse_int=_parse_int,
             parse_float=_parse_float,
             parse_constant=NON_FINITE_CONSTANTS.__getitem__,
+            object_pairs_hook=_object_without_duplicates,
         )
     except json.JSONDecodeError as exc:
         raise SessionFileError(
@@ -232,6 +254,38 @@ def parse_json(text: str, source: str | None = None) -> Any:
         raise SessionFileError(
             "the file is too complex to read; a session file is a small JSON object", source
         ) from None
+
+
+class _Duplicate(dict[str, Any]):
+    """An object that named a key twice: ``key`` is the first repeated one.
+
+    Refused by the field checks (which know the path to it), never used: ``json`` alone
+    keeps the last value without a word, so a reviewer reading the file (or an editor
+    folding it) sees one ``"code"`` and the app runs another.
+    """
+
+    def __init__(self, pairs: list[tuple[str, Any]], key: str) -> None:
+        super().__init__(pairs)
+        self.key = key
+
+
+def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            return _Duplicate(pairs, key)
+        seen.add(key)
+    return dict(pairs)
+
+
+def _refuse_duplicate(value: object, where: str) -> None:
+    """Refuse an object that named a key twice; ``where`` is the object's own path."""
+    if isinstance(value, _Duplicate):
+        field = _field(value.key)
+        raise SessionFileError(
+            f"{f'{where}.' if where else ''}{field}: written twice in the same object; keep one "
+            "(which one was meant is not clear)"
+        )
 
 
 def nesting_depth(text: str, limit: int) -> int:
@@ -277,6 +331,7 @@ def _parse_float(text: str) -> float | _TooBig:
 
 def session_from_dict(data: dict[str, Any]) -> Document:
     """Validate an already-parsed session object (numbers as :func:`parse_json` makes them)."""
+    _refuse_duplicate(data, "")
     unknown = sorted(set(data) - _TOP_FIELDS, key=str)
     if unknown:
         raise SessionFileError(
@@ -285,12 +340,25 @@ def session_from_dict(data: dict[str, Any]) -> Document:
     if "format" not in data:
         raise SessionFileError(f'format: missing; a session file starts with "format": "{FORMAT}"')
     if data["format"] != FORMAT:
+        newer = _NEWER_FORMAT.fullmatch(data["format"]) if isinstance(data["format"], str) else None
+        if newer is not None and int(newer.group(1)) > int(FORMAT.rsplit("/", 1)[1]):
+            raise SessionFileError(
+                f"format: {_shown(data['format'])} was written by a newer version of "
+                f"{APP_NAME}; this version reads {FORMAT!r} (update the app to open it)"
+            )
         raise SessionFileError(
             f"format: {_shown(data['format'])} is not supported (expected {FORMAT!r})"
         )
     if "code" not in data:
         raise SessionFileError("code: missing; the session's program is required")
     code = _text(data, "code", MAX_CODE_CHARS)
+    bad = _BIDI_CONTROL.search(code)
+    if bad is not None:
+        line = code.count("\n", 0, bad.start()) + 1
+        raise SessionFileError(
+            f"code: line {line} holds an invisible character that reorders text "
+            f"({bad.group()!a}), so the code would not run as it reads; delete it"
+        )
     values = _values(data.get("values", {}))
     output = data.get("output")
     if output is not None:
@@ -310,6 +378,11 @@ def session_from_dict(data: dict[str, Any]) -> Document:
     title = _optional_text(data, "title", MAX_TITLE_CHARS)
     if title is not None and _LINE_BREAK.search(title):
         raise SessionFileError("title: a title is one line; put longer text in notes")
+    bad = _TITLE_CONTROL.search(title or "")
+    if bad is not None:
+        raise SessionFileError(
+            f"title: holds an invisible control character ({bad.group()!a}); retype the title"
+        )
     program = Program(
         code=code,
         values=values,
@@ -334,12 +407,12 @@ def _scale_lock(data: dict[str, Any]) -> tuple[bool, float | None]:
     if (
         isinstance(scale, bool)
         or not isinstance(scale, int | float)
-        or not math.isfinite(scale)
-        or scale <= 0
+        or not LOCKED_SCALE_RANGE[0] <= scale <= LOCKED_SCALE_RANGE[1]
     ):
+        low, high = LOCKED_SCALE_RANGE
         raise SessionFileError(
-            f"locked_scale: expected a positive number (the magnitude drawn darkest), "
-            f"got {_shown(scale)}"
+            f"locked_scale: expected a positive number between {low:g} and {high:g} (the "
+            f"magnitude drawn darkest), got {_shown(scale)}"
         )
     if not lock:
         raise SessionFileError(
@@ -395,6 +468,7 @@ def _values(raw: object) -> dict[str, NestedValues]:
         )
     if len(raw) > MAX_NAMES:
         raise SessionFileError(f"values: {len(raw)} names; at most {MAX_NAMES}")
+    _refuse_duplicate(raw, "values")
     out: dict[str, NestedValues] = {}
     for name, value in raw.items():
         _name(name, "values")
@@ -412,6 +486,7 @@ def _steps(raw: object) -> tuple[BackwardStep, ...]:
         where = f"backward[{i}]"
         if not isinstance(step, dict):
             raise SessionFileError(f"{where}: expected an object, got {_kind(step)}")
+        _refuse_duplicate(step, where)
         unknown = sorted(set(step) - _STEP_FIELDS, key=str)
         if unknown:
             raise SessionFileError(
@@ -457,8 +532,8 @@ def _last_false_is_automatic(steps: tuple[BackwardStep, ...]) -> tuple[BackwardS
 def _numbers(value: object, where: str, depth: int = 0) -> NestedValues:
     """A number or nested lists of numbers, with ``"nan"``/``"inf"``/``"-inf"`` made floats.
 
-    Ragged lists are left for torch to refuse. Recursion is safe: :data:`MAX_NESTING` was
-    checked before parsing, and :data:`MAX_DIMENSIONS` is checked here.
+    Ragged lists are refused here (see :func:`_refuse_ragged`). Recursion is safe:
+    :data:`MAX_NESTING` was checked before parsing, and :data:`MAX_DIMENSIONS` is checked here.
     """
     if isinstance(value, list):
         if depth == MAX_DIMENSIONS:
@@ -466,7 +541,9 @@ def _numbers(value: object, where: str, depth: int = 0) -> NestedValues:
                 f"{where}: more than {MAX_DIMENSIONS} levels of nested lists; a value has at "
                 f"most {MAX_DIMENSIONS} dimensions"
             )
-        return [_numbers(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
+        rows = [_numbers(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
+        _refuse_ragged(rows, where)  # after the items: a wrong item is named first
+        return rows
     if isinstance(value, _TooBig):
         kind = "64-bit integer" if value.integer else "64-bit float (at most about 1.8e308)"
         raise SessionFileError(
@@ -483,9 +560,37 @@ def _numbers(value: object, where: str, depth: int = 0) -> NestedValues:
     return value
 
 
+def _refuse_ragged(rows: list[Any], where: str) -> None:
+    """Refuse a list whose items are not all numbers or all lists of one length.
+
+    A ragged list is no tensor. Torch would refuse it in the engine, but the window reads
+    a value's shape from its first row (``nested.shape_of``) first: a file could claim
+    1001**32 elements that way, and every slider edit of a ragged value failed. Checked
+    level by level as :func:`_numbers` builds the lists, so the whole check is linear.
+    """
+    if not rows:
+        return
+    first = rows[0]
+    length = len(first) if isinstance(first, list) else None
+    for i, row in enumerate(rows):
+        if (len(row) if isinstance(row, list) else None) != length:
+            raise SessionFileError(
+                f"{where}[{i}]: rows of different lengths ({_row(row)} after {_row(first)}); "
+                "a tensor's rows all have the same length"
+            )
+
+
+def _row(value: object) -> str:
+    if not isinstance(value, list):
+        return "a number"
+    return f"{len(value)} item{'s' if len(value) != 1 else ''}"
+
+
 def _kind(value: object) -> str:
     if isinstance(value, _TooBig):
         return "a number"
+    if isinstance(value, dict):  # _Duplicate too
+        return "an object"
     return {
         dict: "an object",
         list: "a list",

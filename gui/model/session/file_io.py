@@ -25,7 +25,7 @@ import os
 import secrets
 import stat
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from pathlib import Path
 from typing import TypeVar
@@ -114,6 +114,42 @@ def read_regular_file(path: str | os.PathLike[str], limit: int) -> bytes:
                 raise FileTooLarge(total, limit)
     finally:
         os.close(fd)
+
+
+# The files an export writes into its folder (gui/model/export/files.py, write_export),
+# for its callers to check first with check_targets.
+EXPORT_FILES = ("result.json", "script.py", "graph.svg")
+
+
+def check_targets(folder: str | os.PathLike[str], names: Iterable[str]) -> None:
+    """Refuse to write ``names`` into ``folder`` if any of them is there but not a file.
+
+    For writers that open the names themselves (the export's three files): opening a named
+    pipe for writing blocks until something reads it, forever, and a folder or a device in
+    a file's place cannot be written either. Raises :class:`NotARegularFile` naming the
+    first such name, ``NotADirectoryError`` when ``folder`` (or a folder on its path) is a
+    file; a missing folder or file is fine (it will be made).
+    """
+    try:
+        folder_mode: int | None = os.stat(folder).st_mode
+    except FileNotFoundError:
+        folder_mode = None  # made by the writer
+    except NotADirectoryError:
+        raise NotADirectoryError(errno.ENOTDIR, "a folder on its path is a file") from None
+    if folder_mode is not None and not stat.S_ISDIR(folder_mode):
+        raise NotADirectoryError(
+            errno.ENOTDIR, f"it is {file_kind(folder_mode) or 'a file'}, not a folder"
+        )
+    for name in names:
+        try:
+            mode = os.stat(Path(folder) / name).st_mode
+        except FileNotFoundError:
+            continue  # nothing there yet
+        kind = file_kind(mode)
+        if kind is not None:
+            error = NotARegularFile(kind)
+            error.strerror = f"{name}: {error.strerror}"
+            raise error
 
 
 def read_in_background(read: Callable[[], T]) -> Future[T]:
