@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib
 import multiprocessing
 import pickle
 import socket
@@ -30,7 +29,7 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
 from gui.model import result, wire
-from gui.model.drawing import layout, layout_worker
+from gui.model.drawing import layout, layout_worker, worker_start
 from gui.model.drawing.layout import GraphLayout
 from gui.model.drawing.layout_worker import (
     JobFailed,
@@ -82,10 +81,6 @@ def never() -> bool:
     return False
 
 
-def _child_main(entry: str, conn: Connection, memory_headroom: int) -> None:
-    importlib.import_module(entry).serve(conn, memory_headroom)
-
-
 class LayoutProcess:
     """One killable worker process that lays graphs out and draws them as SVG.
 
@@ -130,6 +125,13 @@ class LayoutProcess:
         """The worker's process id (``None`` before it started)."""
         process = self._process
         return None if process is None else process.pid
+
+    @property
+    def walls_missing(self) -> tuple[str, ...] | None:
+        """What the worker's operating-system wall lacks on this platform, one sentence per
+        layer (``None`` until a worker has said it is ready; see :mod:`.layout_worker`)."""
+        ready = self._ready
+        return None if ready is None else ready.missing
 
     def start(self) -> None:
         """Start the worker now (it loads Graphviz while the window starts); idempotent."""
@@ -215,6 +217,8 @@ class LayoutProcess:
                 raise self._failed(LAYOUT_CRASHED, str(exc)) from exc
             reply = self._wait_for(self._next_id, time.monotonic() + time_limit, cancelled)
             assert isinstance(reply, Reply)
+            if reply.retiring:  # it has used its CPU budget: a fresh one warms up meanwhile
+                self._restart()
             if isinstance(reply.value, JobFailed):
                 raise LayoutUnavailable(_explain(LAYOUT_ERROR, reply.value.message))
             return reply.value
@@ -271,7 +275,7 @@ class LayoutProcess:
             self.restarts += 1
         parent, child = self._context.Pipe()
         process = self._context.Process(
-            target=_child_main,
+            target=worker_start.start,
             args=(self._entry, child, self._memory_headroom),
             daemon=True,
             name="autograd-layout",

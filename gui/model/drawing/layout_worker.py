@@ -8,6 +8,13 @@ LayoutProcess` with ``spawn``: it imports pygraphviz and :mod:`gui.model.drawing
 Qt, torch or the session) and can be killed and restarted whenever a layout hangs, crashes,
 runs out of the memory it may use, or belongs to code the user has already changed.
 
+Graphviz parses text a stranger's program wrote (variable names, values in labels) in
+native code, so the worker is walled in like the engine's processes
+(:mod:`gui.model.os_wall`): once Graphviz has loaded its plugins and drawn one small graph,
+the worker may no longer write or create any file, read outside the installation, start a
+process, open a socket or signal another process. It reads the DOT text from a pipe
+(:mod:`.dot_reader`).
+
 Messages, pickled through a ``multiprocessing`` connection, plain data only:
 
 - to the worker: :class:`LayoutJob` or :class:`SvgJob`; ``None`` means stop;
@@ -18,7 +25,6 @@ Messages, pickled through a ``multiprocessing`` connection, plain data only:
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 from collections.abc import Mapping
@@ -27,12 +33,14 @@ from multiprocessing.connection import Connection
 
 from gui.model.drawing.layout import GraphLayout, layout_graph
 from gui.model.drawing.svg import render_svg
-from gui.model.result import Graph, StepRecord, TensorData
+from gui.model.os_wall import WallReport, apply_os_wall
+from gui.model.result import Graph, GraphEdge, GraphNode, StepRecord, TensorData
 
-# CPU seconds a job may use beyond its own time limit before the kernel stops the worker
-# (SIGXCPU). The window kills a late worker itself; this only matters if the window is gone
-# and cannot, so that no orphaned Graphviz grinds on.
-CPU_MARGIN_SECONDS = 10
+# CPU seconds a worker may use in all before the kernel stops it (SIGXCPU). The window
+# kills a late worker itself; this only matters if the window is gone and cannot, so that
+# no orphaned Graphviz grinds on. A worker retires at half of it: layouts within the
+# limits (gui.model.drawing.limits) take well under a second, so that is hundreds of them.
+CPU_BUDGET_SECONDS = 600
 
 
 @dataclass(frozen=True)
@@ -60,10 +68,12 @@ class SvgJob:
 
 @dataclass(frozen=True)
 class WorkerReady:
-    """The worker is up: pygraphviz is loaded, the memory limit set."""
+    """The worker is up: pygraphviz is loaded, the wall applied (``missing``: one sentence
+    per layer of it this platform lacks, see :class:`~gui.model.os_wall.WallReport`)."""
 
     pid: int
     memory_limited: bool
+    missing: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -79,14 +89,16 @@ class Reply:
 
     job_id: int
     value: GraphLayout | str | JobFailed
+    retiring: bool = False  # the worker exits after this reply (see serve)
 
 
 def serve(conn: Connection, memory_headroom: int) -> None:
-    """The worker's main loop: load Graphviz, then answer jobs until told to stop."""
-    import pygraphviz  # noqa: F401  - loaded before "ready": the first job should not pay
-
-    limited = _limit_memory(memory_headroom)
-    conn.send(WorkerReady(os.getpid(), limited))
+    """The worker's main loop: load Graphviz, wall itself in, then answer jobs until told
+    to stop, or until it has used half its CPU budget: then its last reply says it is
+    retiring, and the window starts a fresh worker (a walled one cannot be given more)."""
+    budget = _limit_cpu(CPU_BUDGET_SECONDS)
+    wall = wall_in(memory_headroom)
+    conn.send(WorkerReady(os.getpid(), wall.memory_limit_bytes is not None, wall.missing))
     while True:
         try:
             job = conn.recv()
@@ -94,8 +106,40 @@ def serve(conn: Connection, memory_headroom: int) -> None:
             return
         if not isinstance(job, LayoutJob | SvgJob):
             return
-        _limit_cpu(job.time_limit)
-        conn.send(Reply(job.job_id, run_job(job)))
+        value = run_job(job)
+        retiring = budget is not None and _cpu_used() > budget / 2
+        conn.send(Reply(job.job_id, value, retiring))
+        if retiring:
+            return
+
+
+def wall_in(memory_headroom: int) -> WallReport:
+    """Load what every job needs, then confine this process for good.
+
+    A layout and an SVG of a small graph come first: Graphviz loads its plugins and
+    configuration, and the drawing its fonts, on first use (nothing is opened after
+    that). Then the address space is capped at what is mapped plus ``memory_headroom``,
+    and everything else of :func:`~gui.model.os_wall.apply_os_wall` applies.
+    """
+    value = TensorData((2,), "float32", [0.5, -1.25])
+    warm = Graph(
+        nodes=(
+            GraphNode("x", "AccumulateGrad", "x", "leaf", var="x", value=value),
+            GraphNode("f", "MulBackward0", "MulBackward0", "function", value=value),
+            GraphNode("y", "output", "y", "output", value=value),
+        ),
+        edges=(GraphEdge("x", "f", "data", 0), GraphEdge("f", "y", "output")),
+        root="f",
+        structure_key="warm-up",
+    )
+    layout_graph(warm, show_saved=False)
+    render_svg(warm, None, {}, None)
+    if not sys.platform.startswith("linux"):
+        # Elsewhere the wall is at most the file-size limit, which would stop the text of a
+        # big graph on its way to Graphviz (a macOS pipe holds 64 KiB; see dot_reader).
+        missing = ("the layout worker is walled in on Linux only",)
+        return WallReport(None, False, False, (), missing, 0.0)
+    return apply_os_wall(memory_headroom)
 
 
 def run_job(job: LayoutJob | SvgJob) -> GraphLayout | str | JobFailed:
@@ -111,30 +155,31 @@ def run_job(job: LayoutJob | SvgJob) -> GraphLayout | str | JobFailed:
         return JobFailed(f"{type(exc).__name__}: {exc}")
 
 
-def _limit_memory(headroom: int) -> bool:
-    """Cap the address space at what is mapped now plus ``headroom`` (Linux)."""
-    try:
-        import resource
-
-        with open("/proc/self/status") as status:
-            vm = next(int(ln.split()[1]) * 1024 for ln in status if ln.startswith("VmSize:"))
-        resource.setrlimit(resource.RLIMIT_AS, (vm + headroom, vm + headroom))
-    except (ImportError, OSError, StopIteration, ValueError):
-        return False  # Windows has no resource module, macOS no /proc: the time limit stays
-    return True
-
-
-def _limit_cpu(seconds: float) -> None:
-    """Let the kernel stop this worker once it has used ``seconds`` more CPU (plus a
-    margin): a backstop for a layout that never ends after the window has gone."""
+def _limit_cpu(seconds: float) -> float | None:
+    """Let the kernel stop this worker once it has used ``seconds`` more CPU in all: the
+    backstop for a Graphviz run that never ends after the window has gone. Set once,
+    before the wall (behind it no limit can change). The CPU time it ends at, or ``None``
+    where there is no such limit (Windows)."""
     if sys.platform == "win32":
-        return
+        return None
     import resource
 
-    used = resource.getrusage(resource.RUSAGE_SELF)
-    limit = int(used.ru_utime + used.ru_stime + seconds) + CPU_MARGIN_SECONDS
+    limit = int(_cpu_used() + seconds)
     _soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
-    with contextlib.suppress(ValueError, OSError):
+    try:
         resource.setrlimit(resource.RLIMIT_CPU, (limit, hard))
+    except (ValueError, OSError):
+        return None
+    return limit
+
+
+def _cpu_used() -> float:
+    """CPU seconds this process has used (0 where it cannot tell)."""
+    try:
+        import resource
+    except ImportError:
+        return 0.0
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return used.ru_utime + used.ru_stime

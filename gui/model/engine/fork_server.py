@@ -2,7 +2,7 @@
 
 The engine's process (the *server*) imports torch once and then never runs a learner's
 program. It forks *spares*: copies of itself that warm up (so the memory they touch is
-already theirs), apply the operating-system wall (:mod:`.os_wall`) and wait for orders.
+already theirs), apply the operating-system wall (:mod:`gui.model.os_wall`) and wait for orders.
 
 - The *owner* is the one spare that reads jobs from the GUI's connection. It runs a job,
   sends its answer straight to the GUI, puts every process-wide setting back
@@ -42,10 +42,10 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 
 from gui.model import explain, wire
+from gui.model import os_wall as os_wall_module
 from gui.model import request as request_module
 from gui.model import result as result_module
 from gui.model.engine import allowlist as allowlist_module
-from gui.model.engine import os_wall as os_wall_module
 from gui.model.engine import pristine
 from gui.model.engine.jobs import (
     MEMORY_HEADROOM_BYTES,
@@ -55,7 +55,7 @@ from gui.model.engine.jobs import (
     warm_up,
     warm_up_the_rest,
 )
-from gui.model.engine.os_wall import WallReport, apply_os_wall
+from gui.model.os_wall import WallReport, apply_os_wall
 from gui.model.request import Job, NewProgram, StopJob
 from gui.model.result import Answer, EngineReady, Explanation, Fresh, RunResult, failed_result
 

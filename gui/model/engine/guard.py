@@ -6,7 +6,7 @@ writes files although torch calls it ``torch.X``). So every attribute read of th
 goes through :func:`guarded_getattr`, every import through :func:`safe_import`, and what
 they would hand the program must be on the identity allowlist (:mod:`.allowlist`): tensor
 math and autograd, nothing else. :func:`safe_builtins` is the whole builtin namespace the
-program gets. Below this wall the operating system has a second one (:mod:`.os_wall`).
+program gets. Below this wall the operating system has a second one (:mod:`gui.model.os_wall`).
 """
 
 from __future__ import annotations

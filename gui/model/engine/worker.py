@@ -4,7 +4,7 @@ The GUI process starts this module's :func:`serve` (see :mod:`gui.model.engine_p
 It imports torch, warms it up and then never runs a learner's program itself: on Linux and
 macOS it forks a *spare* for each run (:mod:`gui.model.engine.fork_server`), so every
 program starts from the same untouched state and leaves nothing behind for the next one,
-and the spare walls itself in (:mod:`gui.model.engine.os_wall`) before it reads the program.
+and the spare walls itself in (:mod:`gui.model.os_wall`) before it reads the program.
 Where ``fork`` is missing (Windows) it runs programs itself and puts every process-wide
 setting back after each one (:mod:`gui.model.engine.pristine`); that mode is weaker and says
 so in its :class:`~gui.model.result.EngineReady` message.

@@ -6,6 +6,7 @@ These start child processes (``slow``). The misbehaving worker is
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -221,3 +222,44 @@ def test_a_reply_that_names_other_code_is_refused_not_run(tmp_path: Path) -> Non
         worker.close()
         child.close()
     assert not marker.exists()
+
+
+def test_the_real_worker_is_walled_in(real: LayoutProcess) -> None:
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the wall's file and system-call layers are Linux's")
+    assert real.walls_missing == (), "every layer of the wall is in place on this machine"
+    # Behind it Graphviz still lays out and draws, from text read through a pipe.
+    assert real.layout(loop_graph(8), False) == layout_graph(loop_graph(8), False)
+    assert real.svg(chain_graph(30), None, {}, None).startswith("<?xml")
+
+
+def test_native_code_in_the_worker_reaches_no_file_process_socket_or_window(
+    tmp_path: Path,
+) -> None:
+    """What Graphviz's native code could do if a stranger's labels took it over, tried as
+    plain Python in the probe worker, which walls itself in exactly as the real one does."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the teacher's file\n")
+    process = LayoutProcess(time_limit=10.0, entry=PROBE)
+    try:
+        process.layout(keyed("fine"), False)
+        missing = process.walls_missing
+        if missing:
+            pytest.skip("this platform lacks part of the wall: " + " ".join(missing))
+        with pytest.raises(LayoutUnavailable) as answer:
+            process.layout(keyed(f"escape {tmp_path}"), False)
+    finally:
+        process.close()
+    message = answer.value.explanation.message
+    outcomes = json.loads(message[message.index("{") : message.rindex("}") + 1])
+    assert outcomes == {
+        "write": "refused: PermissionError",
+        "append": "refused: PermissionError",
+        "read": "refused: PermissionError",
+        "list": "refused: PermissionError",
+        "socket": "refused: PermissionError",
+        "process": "refused: PermissionError",
+        "signal the window": "refused: PermissionError",
+    }
+    assert secret.read_text() == "the teacher's file\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["secret.txt"]

@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from gui.model.engine.os_wall import SYSTEM_READABLE, apply_os_wall
+from gui.model.os_wall import SYSTEM_READABLE, apply_os_wall
 
 pytestmark = [
     pytest.mark.slow,
@@ -661,9 +661,9 @@ def run_python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
 LANDLOCK_ALONE = """
 import json, socket, sys
 from pathlib import Path
-import gui.model.engine.os_wall.landlock as landlock
-import gui.model.engine.os_wall.process as process
-from gui.model.engine.os_wall import SYSTEM_READABLE
+import gui.model.os_wall.landlock as landlock
+import gui.model.os_wall.process as process
+from gui.model.os_wall import SYSTEM_READABLE
 abi, spec = int(sys.argv[1]), json.loads(sys.argv[2])
 offered = landlock.landlock_abi(process.libc())
 if offered is None or offered < abi:
@@ -713,8 +713,8 @@ def test_landlock_alone_confines_files_with_every_abi(abi: int, tmp_path: Path) 
 
 NO_LANDLOCK = """
 import json, sys
-import gui.model.engine.os_wall as wall
-import gui.model.engine.os_wall.landlock as landlock
+import gui.model.os_wall as wall
+import gui.model.os_wall.landlock as landlock
 landlock.landlock_abi = lambda libc: None  # a kernel without Landlock
 report = wall.apply_os_wall(None)
 try:
@@ -744,7 +744,7 @@ OTHER_PLATFORM = """
 import json, sys
 if sys.argv[1] == "win32":
     sys.modules["resource"] = None  # Windows has no resource module
-from gui.model.engine.os_wall import apply_os_wall
+from gui.model.os_wall import apply_os_wall
 sys.platform = sys.argv[1]
 report = apply_os_wall(10**9)
 print(json.dumps({"abi": report.landlock_abi, "seccomp": report.seccomp,
@@ -773,7 +773,7 @@ def test_other_platforms_get_what_they_offer_and_a_report_of_the_rest(platform: 
 def test_system_calls_of_another_abi_kill_the_process() -> None:
     completed = run_python(
         "import ctypes, sys\n"
-        "from gui.model.engine.os_wall import apply_os_wall\n"
+        "from gui.model.os_wall import apply_os_wall\n"
         "report = apply_os_wall(None)\n"
         "if not report.seccomp: sys.exit(3)\n"
         "print('walled', flush=True)\n"

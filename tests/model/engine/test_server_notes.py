@@ -20,7 +20,7 @@ import pytest
 
 from gui.model.engine import fork_server
 from gui.model.engine.fork_server import MALFORMED, _read_note
-from gui.model.engine.os_wall import WallReport
+from gui.model.os_wall import WallReport
 from gui.model.request import Job, Program, RunRequest
 from tests.model.engine.fake_owner import FakeOwner
 

@@ -1,7 +1,7 @@
 """What the wall's layers share: the C library, and facts about this process.
 
 Kept apart from the layers so each of them (:mod:`.landlock`, :mod:`.seccomp`,
-:mod:`.limits`) and the package's :func:`~gui.model.engine.os_wall.apply_os_wall` can use
+:mod:`.limits`) and the package's :func:`~gui.model.os_wall.apply_os_wall` can use
 them without importing one another, or the package that assembles them.
 """
 
@@ -16,8 +16,8 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-# This file is gui/model/engine/os_wall/process.py: four levels up is the gui package.
-_GUI_PACKAGE = Path(__file__).resolve().parents[3]
+# This file is gui/model/os_wall/process.py: three levels up is the gui package.
+_GUI_PACKAGE = Path(__file__).resolve().parents[2]
 
 
 @functools.cache

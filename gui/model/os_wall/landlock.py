@@ -15,7 +15,7 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-from gui.model.engine.os_wall import process
+from gui.model.os_wall import process
 
 _SYS_LANDLOCK_CREATE_RULESET = 444  # the same number on every architecture but alpha
 _SYS_LANDLOCK_ADD_RULE = 445

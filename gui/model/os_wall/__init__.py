@@ -1,4 +1,4 @@
-"""The second wall: the kernel confines the engine's child before the learner's code runs.
+"""The second wall: the kernel confines the processes that handle a stranger's program.
 
 Session files come from strangers and their code runs in the engine's child. The first wall
 is Python-level (the AST allowlist and the attribute guard); a hole in it would hand the
@@ -7,6 +7,10 @@ wall the kernel enforces, so that even plain Python with no guard at all, in thi
 can compute with torch and answer through the pipe it already has, and do nothing else
 that matters. Call it once, in the child, after torch is imported and warmed up and before
 the first user program runs, while the child has a single thread. It cannot be undone.
+
+The layout worker (:mod:`gui.model.drawing.layout_worker`) walls itself in the same way:
+Graphviz parses the program's names and values in native code. Neither torch nor Qt is
+imported here, so both kinds of process can use it.
 
 One module per layer: :mod:`.landlock`, :mod:`.seccomp` and :mod:`.limits`, with the
 helpers they share (the C library, ``no_new_privs``, the read allowlist) in :mod:`.process`.
@@ -101,10 +105,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gui.model.engine.os_wall.landlock import apply_landlock
-from gui.model.engine.os_wall.limits import apply_rlimits
-from gui.model.engine.os_wall.process import ignore_sigxfsz, readable_paths, set_no_new_privs
-from gui.model.engine.os_wall.seccomp import apply_seccomp, load_libseccomp
+from gui.model.os_wall.landlock import apply_landlock
+from gui.model.os_wall.limits import apply_rlimits
+from gui.model.os_wall.process import ignore_sigxfsz, readable_paths, set_no_new_privs
+from gui.model.os_wall.seccomp import apply_seccomp, load_libseccomp
 
 __all__ = ["SYSTEM_READABLE", "WallReport", "apply_os_wall"]
 
