@@ -72,6 +72,14 @@ MAX_STEPS = 1_000_000
 KEPT_STEPS = 100
 
 
+# What a program that got rid of its checked builtins is told (the static check and the
+# guard refuse every way known to do it; see _Run.execute).
+BUILTINS_REPLACED = (
+    "`__builtins__` is not available: the program removed or replaced the builtins it runs "
+    "with, and nothing runs without them."
+)
+
+
 class _Run:
     """State of one run. Not reused: a new instance per :func:`run_program` call."""
 
@@ -111,9 +119,10 @@ class _Run:
 
     def execute(self, statements: tuple[tuple[CodeType, int], ...]) -> Explanation | None:
         """Run the program statement by statement; the first error stops it, as in Python."""
+        builtins = guard.safe_builtins(self.printed)
         self.namespace.update(
             {
-                "__builtins__": guard.safe_builtins(self.printed),
+                "__builtins__": builtins,
                 "__name__": "__main__",
                 "torch": torch,
                 "tensor": torch.tensor,
@@ -123,6 +132,17 @@ class _Run:
             }
         )
         for code, line in statements:
+            # exec() gives a namespace without "__builtins__" the real builtins (open,
+            # __import__...): the checks refuse every way to remove or rebind the name, and
+            # this makes sure, statement by statement, that no way was missed.
+            if self.namespace.get("__builtins__") is not builtins:
+                return explain.explain_refusal(
+                    BUILTINS_REPLACED,
+                    "__builtins__",
+                    line=line,
+                    column=None,
+                    while_running=True,
+                )
             try:
                 with self.recorder:
                     exec(code, self.namespace)
@@ -676,6 +696,10 @@ def run_program(request: RunRequest) -> RunResult:
         # Nothing of this program may wait in a library's cache for the next run (every
         # run ends here, so the next one starts with them empty).
         _forget_library_caches()
+        # Nor stay alive with its namespace: custom Functions and hooks make cycles through
+        # torch's C++ nodes that the collector cannot free (plain torch leaks them too), and
+        # such a cycle would keep every object of the run, suspended generators included.
+        run.namespace.clear()
 
 
 def _forget_library_caches() -> None:
