@@ -690,6 +690,11 @@ def run_program(request: RunRequest) -> RunResult:
     np.random.seed(program.seed % 2**32)  # and numpy's global generator
     guard.reset_run_state()
     torch.set_printoptions(profile="default")
+    # torch gives some warnings once per process (TORCH_WARN_ONCE: a tensor that requires
+    # grad turned into a float...), and this process ran the program before (a slider tick)
+    # or warmed up: every run sees them, as a fresh `python script.py` does. Repeats inside
+    # a run are dropped by the warning capture; the setting is put back after the run.
+    torch.set_warn_always(True)
     try:
         return _run_checked(run, program, request, statements, started)
     finally:

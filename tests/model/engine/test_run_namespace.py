@@ -1,4 +1,5 @@
-"""The run's namespace: its builtins stay the checked ones, and nothing of it outlives the run."""
+"""One run against the next: its builtins stay the checked ones, nothing of it outlives it,
+and the next run of the same program sees what a fresh process would."""
 
 from __future__ import annotations
 
@@ -17,11 +18,7 @@ from gui.model.request import Program, RunRequest
 # statement the real builtins. The static check refuses the binding; this skips the check,
 # as a way round it nobody has found yet would.
 DROPS_BUILTINS = (
-    "try:\n"
-    "    1 / 0\n"
-    "except ZeroDivisionError as __builtins__:\n"
-    "    pass\n"
-    "opened = open\n"
+    "try:\n    1 / 0\nexcept ZeroDivisionError as __builtins__:\n    pass\nopened = open\n"
 )
 
 
@@ -84,3 +81,13 @@ def test_nothing_of_a_run_stays_alive_after_it() -> None:
     assert result.error is None
     gc.collect()
     assert seen and seen[0]() is None, "the run's objects were freed with it"
+
+
+def test_a_warning_torch_gives_once_per_process_is_shown_on_every_run() -> None:
+    """A slider tick runs the program again in the same process: the warning it gave on
+    the first run (torch's warn-once kind) must be there on the tenth too."""
+    code = "x = torch.tensor([1., 2.], requires_grad=True)\nloss = (x**2).sum()\nv = float(loss)\n"
+    kinds = [
+        [w.kind for w in run_program(RunRequest(Program(code=code))).warnings] for _ in range(3)
+    ]
+    assert kinds == [["scalar-conversion"]] * 3

@@ -40,10 +40,19 @@ def raised(action: Callable[[], object]) -> tuple[str, str]:
 
 
 def warned(action: Callable[[], object]) -> list[tuple[str, str]]:
-    """Run ``action`` and return its warnings (pytest turns uncaptured warnings into errors)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        action()
+    """Run ``action`` and return its warnings (pytest turns uncaptured warnings into errors).
+
+    torch gives some warnings once per process (``TORCH_WARN_ONCE``): whatever ran in this
+    process before (the corpus runs programs in it) must not make them silent here.
+    """
+    warn_always = torch.is_warn_always_enabled()
+    torch.set_warn_always(True)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            action()
+    finally:
+        torch.set_warn_always(warn_always)
     return [(w.category.__name__, str(w.message)) for w in caught]
 
 
