@@ -70,6 +70,7 @@ def test_views_write_numbers_only_through_tensor_format() -> None:
         "model/drawing/svg.py",  # Graphviz attributes (inches, pen widths, positions)
         "model/drawing/layout.py",  # Graphviz attributes
         "model/drawing/colors.py",  # "#rrggbb"
+        "model/drawing/dot_reader.py",  # a size in a message
         "model/session/file_format.py",  # sizes and seconds in messages
         "model/session/ranges.py",  # a range's ends in a refusal
         "model/views/grid_numbers.py",  # a slider range's settings ("-2 to 2, step 0.002")
