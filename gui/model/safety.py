@@ -46,8 +46,8 @@ ALLOWED_IMPORTS: frozenset[str] = frozenset({
     "torch", "torch.nn", "torch.nn.functional", "torch.autograd", "torch.autograd.functional",
     "torch.autograd.function", "torch.nn.init", "torch.nn.utils.rnn", "torch.optim",
     "torch.optim.lr_scheduler", "torch.utils", "torch.utils.data", "torch.func",
-    "torch.distributions", "math", "numpy", "random", "time", "functools", "collections",
-    "typing", "__future__",
+    "torch.distributions", "torch.autograd.graph", "math", "numpy", "random", "time",
+    "functools", "collections", "typing", "__future__",
 })  # fmt: skip
 IMPORT_HELP = (
     "the modules a program can import here are torch (with torch.nn, torch.optim, "
@@ -73,6 +73,18 @@ SAFE_DUNDER_METHODS: frozenset[str] = frozenset({
 GRAD_MODE_CONTEXTS = frozenset(
     {"no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "detect_anomaly"}
 )
+# ``torch.autograd.graph``'s saved-tensor hooks ("Hooks for autograd saved tensors"): the
+# program's pack/unpack functions for what its own forward saves. The engine hands out
+# checked stand-ins (:mod:`gui.model.engine.allowlist`), whose stack is put back after
+# every run (:mod:`gui.model.engine.pristine`); ``register_hooks`` is a saved tensor's
+# (``y.grad_fn._raw_saved_self``), also through a checked stand-in.
+SAVED_TENSOR_CONTEXTS = frozenset(
+    {"saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"}
+)
+SAVED_TENSOR_HOOK_NAMES = frozenset(
+    {"saved_tensors_hooks", "disable_saved_tensors_hooks", "register_hooks"}
+)
+WITH_CONTEXTS = GRAD_MODE_CONTEXTS | SAVED_TENSOR_CONTEXTS
 WRITABLE_ATTRIBUTES: frozenset[str] = frozenset({"grad", "data", "requires_grad"})
 FORMAT_METHODS: frozenset[str] = frozenset({"format", "format_map"})
 
@@ -186,7 +198,7 @@ def attribute_refusal_reason(name: str, *, own_object: bool = False) -> str | No
         return reason
     if "Storage" in name:
         return "it reaches tensor storage, which programs here cannot use."
-    if "hook" in name and name not in ALLOWED_HOOK_NAMES:
+    if "hook" in name and name not in ALLOWED_HOOK_NAMES | SAVED_TENSOR_HOOK_NAMES:
         return _DENIED_ATTRIBUTE_REASONS["register_prehook"]
     return None
 
@@ -369,8 +381,8 @@ def _bound_names(tree: ast.AST) -> set[str]:
 def _grad_mode_context(node: ast.expr) -> bool:
     target = node.func if isinstance(node, ast.Call) else node
     if isinstance(target, ast.Name):
-        return target.id in GRAD_MODE_CONTEXTS
-    if not isinstance(target, ast.Attribute) or target.attr not in GRAD_MODE_CONTEXTS:
+        return target.id in WITH_CONTEXTS
+    if not isinstance(target, ast.Attribute) or target.attr not in WITH_CONTEXTS:
         return False
     chain = target.value
     while isinstance(chain, ast.Attribute):
@@ -469,8 +481,10 @@ class _Validator:
                 if not _grad_mode_context(item.context_expr):
                     why = (
                         "`with` can only be used with torch.no_grad(), torch.enable_grad(), "
-                        "torch.set_grad_enabled(...), torch.inference_mode() or "
-                        "torch.autograd.detect_anomaly()."
+                        "torch.set_grad_enabled(...), torch.inference_mode(), "
+                        "torch.autograd.detect_anomaly() or torch.autograd.graph's "
+                        "saved_tensors_hooks(...), save_on_cpu() and "
+                        "disable_saved_tensors_hooks(...)."
                     )
                     self.refuse(node, f"with {_short(item.context_expr)}", why)
         elif isinstance(node, ast.Import | ast.ImportFrom):

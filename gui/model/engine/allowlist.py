@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import builtins
 import collections
+import contextlib
 import functools
 import inspect
 import math
@@ -47,6 +48,7 @@ import numpy as np
 import torch
 import torch.autograd.function
 import torch.autograd.functional
+import torch.autograd.graph
 import torch.distributions
 import torch.func
 import torch.nn.functional
@@ -60,6 +62,7 @@ import torch.utils.data
 import torch.utils.data.dataloader
 import torch.utils.hooks
 
+from gui.model.engine import pristine
 from gui.model.engine.capture import PROGRAM_FILENAME
 
 # Reached through `torch.X`, `torch.nn.X`... as modules a program may hold.
@@ -98,6 +101,10 @@ MODULES: tuple[types.ModuleType, ...] = (
     torch.autograd.function,  # for `once_differentiable`
     torch.nn.utils.rnn,  # padding and packing sequences for recurrent layers
     torch.distributions,  # the distributions of DISTRIBUTIONS_REVIEWED and kl_divergence
+    # Saved-tensor hooks: only the stand-ins for saved_tensors_hooks, save_on_cpu and
+    # disable_saved_tensors_hooks (see `_SavedTensorsHooks`); register_multi_grad_hook and
+    # the rest are refused by name or by value.
+    torch.autograd.graph,
 )
 
 # In torch's table of tensor functions but not tensor math: they reach storage, shared or
@@ -274,6 +281,37 @@ NUMPY_GENERATOR_METHODS: tuple[str, ...] = (
     "standard_normal",
 )  # fmt: skip
 
+
+class RawSavedTensor:
+    """What a program gets for ``y.grad_fn._raw_saved_self``: the node and the name, and
+    ``register_hooks`` (torch's, with the checked hooks of :func:`_checked_hooks`).
+
+    Not torch's ``SavedTensor`` itself: torch hands that out as a bare reference into the
+    node's C++ memory, which does not keep the node alive, so once the node is gone
+    (``(x * 2).grad_fn._raw_saved_self``, the product dropped at once) its ``data`` read
+    freed memory and its ``register_hooks`` wrote there (pybind's ``reference`` policy, no
+    keep-alive). This one holds the node, and reads torch's object only for the moment of
+    the call. A list of saved tensors (``_raw_saved_tensors``) is not offered."""
+
+    __slots__ = ("_name", "_node")
+
+    def __init__(self, node: object, name: str) -> None:
+        self._node = node
+        self._name = name
+
+    def register_hooks(self, pack_hook: Any, unpack_hook: Any) -> None:
+        saved: Any = getattr(self._node, self._name)
+        if type(saved) is not torch._C._autograd.SavedTensor:
+            raise CodeRefusedAtRuntime(
+                f"`{self._name}.register_hooks` is not available: this node saved a list of "
+                "tensors; use torch.autograd.graph.saved_tensors_hooks(pack, unpack) instead."
+            )
+        saved.register_hooks(*_checked_hooks(pack_hook, unpack_hook))  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        return f"<torch._C._autograd.SavedTensor object at {id(self):#x}>"
+
+
 # Instances of these are data: a program may hold them; what it reads from them is
 # checked again. (Not code: functions and classes are checked by identity.)
 VALUE_TYPES: tuple[type, ...] = (
@@ -290,6 +328,7 @@ VALUE_TYPES: tuple[type, ...] = (
     # Only the classes of DISTRIBUTIONS_REVIEWED can be made; what a program reads from
     # one is checked again (`arg_constraints`, `support`: refused by value).
     torch.distributions.Distribution,
+    RawSavedTensor,  # `y.grad_fn._raw_saved_self`, holding its node
 )  # fmt: skip
 CONTAINER_TYPES: tuple[type, ...] = (tuple, list, dict, set, frozenset, collections.deque)
 PLAIN_TYPES_WITH_METHODS: tuple[type, ...] = (
@@ -561,6 +600,9 @@ def _stand_ins() -> dict[int, tuple[object, object]]:
         (torch.distributions.kl_divergence, _kl_divergence),
         (torch.autograd.function.once_differentiable, _once_differentiable),
         (torch.nn.utils.rnn.pad_packed_sequence, _pad_packed_sequence),
+        (torch.autograd.graph.saved_tensors_hooks, _SavedTensorsHooks),
+        (torch.autograd.graph.save_on_cpu, _SaveOnCpu),
+        (torch.autograd.graph.disable_saved_tensors_hooks, _disable_saved_tensors_hooks),
     ]
     return {id(original): (original, stand_in) for original, stand_in in pairs}
 
@@ -865,6 +907,7 @@ def _objects() -> list[object]:
     objects += _named(torch.autograd.function.FunctionCtx, CTX_METHODS)
     objects += _named(torch.Tensor, TENSOR_HOOKS)
     objects.append(torch.utils.hooks.RemovableHandle.remove)
+    objects.append(RawSavedTensor.register_hooks)
     objects += _named(torch.nn.utils, NN_UTILS)
     objects += _named(torch.nn.utils.rnn, RNN_UTILS)
     objects += _named(torch.nn.utils.rnn.PackedSequence, PACKED_SEQUENCE_METHODS)
@@ -957,3 +1000,181 @@ def _own_callables(module: types.ModuleType, in_table: set[int]) -> list[object]
 def _namespace(module_name: str) -> list[object]:
     module = sys.modules.get(module_name)
     return list(vars(module).values()) if module is not None else []
+
+
+# Saved-tensor hooks ("Hooks for autograd saved tensors"). torch calls the program's pack
+# function on every tensor its forward saves and the unpack function whenever backward (or
+# `y.grad_fn._saved_self`) needs it back. Both are the program's own code, still guarded;
+# what the stand-ins below add:
+#
+# - What unpack returns replaces the saved tensor, and torch then checks only that it is a
+#   tensor (no version counter, no shape): a backward kernel indexes memory with saved
+#   integer tensors (max pooling's indices) and sizes its loops by saved shapes. So the
+#   unpacked tensor must have the shape, dtype, layout and device of the one packed, and a
+#   saved tensor of integers or booleans its very values (a copy is kept, taken before the
+#   program's pack could change the tensor in place); and backward gets a tensor the
+#   program holds no reference to, so a later unpack cannot change it after the check.
+# - The stack of default hooks is the thread's, not the program's: a pair left on it (a
+#   generator suspended inside the `with`) is emptied by `pristine.restore`, and a `with`
+#   block of an earlier run, closed later by the garbage collector, pops nothing.
+# - The engine reads every node's `_saved_*` to draw the graph (`graph_walk._read_saved`):
+#   the program's unpack does not run for that (it runs as often as in plain torch), the
+#   value is shown as unavailable instead.
+# - While a program has such hooks the engine computes no Jacobian (like tensor hooks).
+
+
+def _note_program_code_in_autograd() -> None:
+    from gui.model.engine import guard
+
+    guard.note_program_code_in_autograd()
+
+
+class _Packed:
+    """What the stand-in's pack hook stores: the program's packed value and what the
+    tensor was like before the program saw it."""
+
+    __slots__ = ("device", "dtype", "kept", "layout", "shape", "value")
+
+    def __init__(self, tensor: torch.Tensor, value: object, kept: torch.Tensor | None) -> None:
+        self.shape = tuple(tensor.shape)
+        self.dtype = tensor.dtype
+        self.layout = tensor.layout
+        self.device = tensor.device
+        self.kept = kept
+        self.value = value
+
+    def problem(self, tensor: object) -> str | None:
+        if not isinstance(tensor, torch.Tensor):
+            return None  # torch refuses it itself, with its own TypeError
+        if (
+            tuple(tensor.shape) != self.shape
+            or tensor.dtype != self.dtype
+            or tensor.layout != self.layout
+            or tensor.device != self.device
+        ):
+            return (
+                f"it returned a tensor of shape {tuple(tensor.shape)} and dtype "
+                f"{tensor.dtype} for one of shape {self.shape} and dtype {self.dtype}"
+            )
+        if self.kept is not None and not torch.equal(tensor.detach(), self.kept):
+            return "it returned other values for a saved tensor of whole numbers (indices)"
+        return None
+
+
+def _reads_for_the_graph(frame: types.FrameType | None) -> bool:
+    """Whether the engine's graph drawing is reading saved tensors (``frame`` is the
+    caller of the node's ``_saved_*`` getter)."""
+    from gui.model.engine import graph_walk
+
+    return frame is not None and frame.f_code is graph_walk._read_saved.__code__
+
+
+def _checked_hooks(pack: Any, unpack: Any) -> tuple[Any, Any]:
+    """The program's pack/unpack functions, wrapped as described above."""
+    _note_program_code_in_autograd()
+
+    def pack_hook(tensor: torch.Tensor) -> _Packed:
+        kept = None
+        if not (tensor.is_floating_point() or tensor.is_complex()):
+            with torch.no_grad():
+                kept = tensor.detach().clone()
+        shape = _Packed(tensor, None, kept)  # before the program's pack sees the tensor
+        shape.value = pack(tensor)
+        return shape
+
+    def unpack_hook(packed: _Packed) -> object:
+        if _reads_for_the_graph(sys._getframe(1)):
+            raise RuntimeError("saved by the program's own pack hook: not read for the graph")
+        tensor = unpack(packed.value)
+        problem = packed.problem(tensor)
+        if problem is not None:
+            raise CodeRefusedAtRuntime(
+                "This `unpack_hook` is not available: what it returns stands for the tensor "
+                f"that was packed, and {problem}; return a tensor like the packed one."
+            )
+        if not isinstance(tensor, torch.Tensor):
+            return tensor  # torch's own TypeError follows
+        # Backward uses the tensor after the node's other saved tensors are unpacked, which
+        # runs the program's unpack again: it could change a tensor it kept, in place
+        # (`idx.add_(n)`, `t.resize_(1)`), after the check. So backward gets a tensor no
+        # one else holds: whole numbers a copy of the values checked, other tensors a
+        # view of their own (the same storage, never smaller; sizes nobody else can change).
+        if packed.kept is not None:
+            return packed.kept.clone()
+        return tensor.detach()
+
+    return pack_hook, unpack_hook
+
+
+class _SavedTensorsHooks(torch.autograd.graph.saved_tensors_hooks):
+    """``torch.autograd.graph.saved_tensors_hooks`` for programs: torch's, with the checked
+    hooks of :func:`_checked_hooks`, and an exit that pops only in the run that entered."""
+
+    def __init__(self, pack_hook: Any, unpack_hook: Any) -> None:
+        super().__init__(*_checked_hooks(pack_hook, unpack_hook))
+        self._entered: list[int] = []
+
+    def __enter__(self) -> None:
+        self._entered.append(pristine.generation())
+        super().__enter__()
+
+    def __exit__(self, *args: object) -> None:
+        entered = self._entered.pop() if self._entered else None
+        if entered == pristine.generation():
+            super().__exit__(*args)
+
+
+class _SaveOnCpu(_SavedTensorsHooks):
+    """``torch.autograd.graph.save_on_cpu`` for programs: torch's pack and unpack functions
+    (copies to the CPU and back: here, where everything is on the CPU, a copy), checked like
+    the program's. torch's reads ``getattr(torch, device_type)``: any name, so only a device
+    type, and a plain bool for ``pin_memory``."""
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        if type(pin_memory) is not bool or not (
+            type(device_type) is str and device_type in ("cuda", "cpu")
+        ):
+            raise CodeRefusedAtRuntime(
+                "`save_on_cpu(...)` is not available with these arguments: pin_memory must be "
+                "True or False and device_type 'cuda' or 'cpu'."
+            )
+        torchs = torch.autograd.graph.save_on_cpu(pin_memory, device_type)
+        super().__init__(torchs.pack_hook, torchs.unpack_hook)
+
+
+@contextlib.contextmanager
+def _disable_saved_tensors_hooks(error_message: str) -> Any:
+    """``torch.autograd.graph.disable_saved_tensors_hooks`` for programs: torch's, except
+    that a block left open past its run (a suspended generator, closed later) puts back
+    nothing in a later run (``pristine.restore`` has put the switch back already)."""
+    autograd: Any = torch._C._autograd
+    entered = pristine.generation()
+    previous = autograd._saved_tensors_hooks_get_disabled_error_message()
+    autograd._saved_tensors_hooks_disable(error_message)
+    try:
+        yield
+    finally:
+        if entered == pristine.generation():
+            if previous is None:
+                autograd._saved_tensors_hooks_enable()
+            else:
+                autograd._saved_tensors_hooks_disable(previous)
+
+
+# The classes of torch's C++ autograd nodes (`PowBackward0`, `AccumulateGrad`...), which
+# torch registers in `torch._C._functions`, by identity.
+_NODE_CLASSES: dict[int, type] = {
+    id(v): v for v in vars(torch._C._functions).values() if isinstance(v, type)
+}
+
+
+def is_saved_attribute(obj: object, name: str) -> bool:
+    """``y.grad_fn._saved_self``, ``_saved_exponent``, ``_raw_saved_self``: a read-only
+    attribute that one of torch's C++ autograd node classes defines itself (a getter over
+    what the node saved for backward), on an instance of exactly that class."""
+    if not name.startswith(("_saved_", "_raw_saved_")):
+        return False
+    cls = type(obj)
+    if _NODE_CLASSES.get(id(cls)) is not cls:
+        return False
+    return type(vars(cls).get(name)) is types.GetSetDescriptorType

@@ -28,10 +28,12 @@ from gui.model.engine.allowlist import (
     PROGRAM_CLASSES,
     VALUE_TYPES,
     CodeRefusedAtRuntime,
+    RawSavedTensor,
     allowlist,
     base_class_allowed,
     instances_only,
     is_own_object,
+    is_saved_attribute,
     stand_in_for,
 )
 
@@ -175,6 +177,8 @@ def guarded_getattr(obj: object, name: str) -> object:
                     reason = _NO_GPU
                 raise CodeRefusedAtRuntime(f"`{_describe(obj, name)}` is not available: {reason}")
             _OK_NAMES.add(name)
+    if name.startswith("_raw_saved_") and is_saved_attribute(obj, name):
+        return RawSavedTensor(obj, name)  # never torch's bare reference (see allowlist)
     value = getattr(obj, name)
     if type(value) in _SAFE_TYPES:
         return value
@@ -259,6 +263,11 @@ _NO_GPU = (
 _PROGRAM_CODE_IN_AUTOGRAD = [False]
 
 
+def note_program_code_in_autograd() -> None:
+    """The program put its own code inside autograd (saved-tensor hooks, see allowlist)."""
+    _PROGRAM_CODE_IN_AUTOGRAD[0] = True
+
+
 def program_code_in_autograd() -> bool:
     """Whether this run handed the program a hook or a custom Function's ``apply``."""
     return _PROGRAM_CODE_IN_AUTOGRAD[0]
@@ -273,11 +282,13 @@ def _check_private_read(obj: object, name: str) -> None:
     """``v._prev`` only on the program's own objects; ``__init__`` only as a method."""
     if name == "__init__":
         return  # judged by what it finds (:func:`_init_problem`)
+    if is_saved_attribute(obj, name):
+        return  # what a C++ autograd node saved for backward, judged by value
     if not is_own_object(obj):
         raise CodeRefusedAtRuntime(
             f"`{_describe(obj, name)}` is not available: names that start with an underscore "
             "are torch's or Python's internals (only the program's own plain classes may use "
-            "them)."
+            "them, and an autograd node its `_saved_*` values)."
         )
 
 

@@ -5,8 +5,9 @@ run gets a fresh copy of a pristine process (:mod:`.fork_server`) and nothing ne
 back. The list covers every process-wide setting an allowed program can reach: grad mode,
 inference mode, CPU autocast, the default dtype and device, anomaly mode, deterministic
 algorithms, matmul precision, warn-always, thread counts, print options, numpy's error
-state and print options. Writes to attributes of modules and classes are refused by the
-guard, so they need no undo.
+state and print options, and autograd's saved-tensor hooks (the stack of default
+pack/unpack pairs, which holds the program's functions, and the switch that disables it).
+Writes to attributes of modules and classes are refused by the guard, so they need no undo.
 
 The print options accept any object (``torch.set_printoptions(sci_mode=obj)`` checks
 nothing), so a setting may hold one of the program's objects: settings are compared by
@@ -25,6 +26,23 @@ import torch
 
 # Guards entered by :func:`restore` to switch a mode off, kept so they are never left.
 _KEPT_GUARDS: list[Any] = []
+_AUTOGRAD: Any = torch._C._autograd
+# Counts the calls of :func:`restore`: a `with` block the program entered in an earlier run
+# (a generator suspended in it, closed later by the garbage collector) must not pop or
+# switch what a later run set (see the saved-tensor hooks' stand-ins in `allowlist`).
+_GENERATION = [0]
+
+
+def generation() -> int:
+    """Which run (between two :func:`restore` calls) the process is in."""
+    return _GENERATION[0]
+
+
+def new_generation() -> None:
+    """Start a new generation: `with` blocks entered before can no longer undo anything."""
+    _GENERATION[0] += 1
+
+
 # Values compared with `==` as they are: their `__eq__` is Python's own.
 _PLAIN_TYPES = frozenset({bool, int, float, str, type(None)})
 
@@ -82,6 +100,8 @@ class Settings:
     print_options: Options
     numpy_errors: Options
     numpy_print: Options
+    saved_tensors_hooks: bool  # a pack/unpack pair is on autograd's default stack
+    saved_tensors_hooks_disabled: str | None  # the message while they are disabled
 
 
 def capture() -> Settings:
@@ -105,7 +125,14 @@ def capture() -> Settings:
         print_options=_comparable(vars(torch._tensor_str.PRINT_OPTS)),
         numpy_errors=_comparable(np.geterr()),
         numpy_print=_comparable(np.get_printoptions()),
+        saved_tensors_hooks=_AUTOGRAD._top_saved_tensors_default_hooks(True) is not None,
+        saved_tensors_hooks_disabled=_disabled_message(),
     )
+
+
+def _disabled_message() -> str | None:
+    message = _AUTOGRAD._saved_tensors_hooks_get_disabled_error_message()
+    return message if type(message) is str else None
 
 
 def restore(settings: Settings) -> None:
@@ -115,6 +142,18 @@ def restore(settings: Settings) -> None:
     on their first call (``use_deterministic_algorithms`` loads over 800 modules), which a
     slider tick must not pay for.
     """
+    new_generation()
+    # Saved-tensor hooks left on the stack (a generator suspended in a `with
+    # saved_tensors_hooks(...)` block and kept alive, by the stack itself if need be): the
+    # program's pack function would run in the next run's forward. The stack holds only
+    # the program's pairs (the engine pushes none): empty it.
+    while _AUTOGRAD._top_saved_tensors_default_hooks(True) is not None:
+        _AUTOGRAD._pop_saved_tensors_default_hooks()
+    if _disabled_message() != settings.saved_tensors_hooks_disabled:
+        if settings.saved_tensors_hooks_disabled is None:
+            _AUTOGRAD._saved_tensors_hooks_enable()
+        else:
+            _AUTOGRAD._saved_tensors_hooks_disable(settings.saved_tensors_hooks_disabled)
     now = capture()
     if now.inference_mode and not settings.inference_mode:
         # A `with torch.inference_mode():` still open (a generator suspended in it and kept

@@ -658,7 +658,9 @@ NAMED_DOORS = [
     pytest.param("import numpy as np\nf = np.seterrcall\n", id="np-seterrcall"),
     pytest.param("import numpy as np\nf = np.DataSource\n", id="np-datasource"),
     pytest.param("x = torch.nn.Module.register_module_forward_hook\n", id="global-hook"),
-    pytest.param("x = torch.autograd.graph\n", id="autograd-graph"),
+    # torch.autograd.graph is reachable for its saved-tensor hooks (test_saved_tensors_round5);
+    # the rest of it stays out.
+    pytest.param("x = torch.autograd.graph.allow_mutation_on_saved_tensors\n", id="autograd-graph"),
     pytest.param("x = torch.overrides\n", id="overrides"),
     pytest.param("x = torch.utils.data.get_worker_info\n", id="worker-info"),
     pytest.param("x = torch.set_default_device('meta')\n", id="default-device"),
@@ -672,8 +674,10 @@ NAMED_DOORS = [
         "y = torch.ones(1, requires_grad=True) * 2\nh = y.grad_fn.register_hook(abs)\n",
         id="node-hook",
     ),
+    # A node's `_saved_*` values are allowed (test_saved_tensors_round5); nothing else private.
     pytest.param(
-        "y = torch.ones(1, requires_grad=True) * 2\nh = y.grad_fn._saved_self\n", id="node-saved"
+        "y = torch.ones(1, requires_grad=True) * 2\nh = y.grad_fn._input_metadata\n",
+        id="node-private",
     ),
 ]
 
@@ -803,7 +807,11 @@ LEAK_ATTEMPTS = [
     pytest.param("torch.autograd.Function.ae = 1\n", id="function-class"),
     pytest.param("del torch.Tensor.add\n", id="delete-method"),
     pytest.param("x = torch.nn.modules.module.register_module_forward_hook(abs)\n", id="hooks"),
-    pytest.param("x = torch.autograd.graph.saved_tensors_hooks(abs, abs)\n", id="saved-hooks"),
+    # `with saved_tensors_hooks(...)` is allowed, its stack put back after each run
+    # (test_saved_tensors_round5); entered by hand it would never be left.
+    pytest.param(
+        "x = torch.autograd.graph.saved_tensors_hooks(abs, abs).__enter__()\n", id="saved-hooks"
+    ),
     pytest.param("x = torch.overrides.TorchFunctionMode()\n", id="function-mode"),
     pytest.param("torch.set_rng_state(torch.ones(5056, dtype=torch.uint8))\n", id="rng-state"),
 ]
