@@ -1,8 +1,8 @@
 """Process-wide settings a program may change, and putting them back afterwards.
 
-Only for platforms without ``fork`` (Windows), where runs share one process: elsewhere each
-run gets a fresh copy of a pristine process (:mod:`.fork_server`) and nothing needs putting
-back. The list covers every process-wide setting an allowed program can reach: grad mode,
+Each new program gets a fresh copy of a pristine process (:mod:`.fork_server`), but the
+runs of one program (a slider drag) share the copy that ran it first, and without ``fork``
+(Windows) every run shares one process: after each run these are put back. The list covers every process-wide setting an allowed program can reach: grad mode,
 inference mode, CPU autocast, the default dtype and device, anomaly mode, deterministic
 algorithms, matmul precision, warn-always, thread counts, print options, numpy's error
 state and print options, and autograd's saved-tensor hooks (the stack of default
