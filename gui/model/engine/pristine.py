@@ -2,11 +2,12 @@
 
 Each new program gets a fresh copy of a pristine process (:mod:`.fork_server`), but the
 runs of one program (a slider drag) share the copy that ran it first, and without ``fork``
-(Windows) every run shares one process: after each run these are put back. The list covers every process-wide setting an allowed program can reach: grad mode,
-inference mode, CPU autocast, the default dtype and device, anomaly mode, deterministic
-algorithms, matmul precision, warn-always, thread counts, print options, numpy's error
-state and print options, and autograd's saved-tensor hooks (the stack of default
-pack/unpack pairs, which holds the program's functions, and the switch that disables it).
+(Windows) every run shares one process: after each run these are put back. The list
+covers every process-wide setting an allowed program can reach: grad mode, inference
+mode, CPU autocast, the default dtype and device, anomaly mode, deterministic algorithms,
+matmul precision, warn-always, thread counts, print options, numpy's error state and print
+options, and autograd's saved-tensor hooks (the stack of default pack/unpack pairs, which
+holds the program's functions, and the switch that disables it).
 Writes to attributes of modules and classes are refused by the guard, so they need no undo.
 
 The print options accept any object (``torch.set_printoptions(sci_mode=obj)`` checks
