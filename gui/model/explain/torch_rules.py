@@ -960,8 +960,42 @@ TORCH_RULES: tuple[Rule, ...] = rule_table(
     ),
 )
 
+_PROGRAM_FRAME = re.compile(r'File "<program>", line (\d+)')
+
+
+def _anomaly_traceback(f: Found) -> Advice:
+    node = f.group("node")
+    lines = [int(n) for n in _PROGRAM_FRAME.findall(f.message)]
+    program = f.context.program.splitlines() if f.context.program else []
+    if not lines:
+        return Advice(
+            f"Anomaly detection is on, and the backward of `{node}` failed: torch names the "
+            "forward call that made that node, in a line of code outside your program.",
+            "The error below says what went wrong in that backward.",
+        )
+    made = lines[-1]  # the innermost of the program's own frames: where the node was made
+    text = program[made - 1].strip() if 0 < made <= len(program) else ""
+    where = f"line {made}" + (f" (`{text}`)" if text else "")
+    calls = ", ".join(f"line {n}" for n in lines[:-1])
+    via = f", called from {calls}" if calls else ""
+    return Advice(
+        f"Anomaly detection (`torch.autograd.set_detect_anomaly(True)` or `with "
+        f"torch.autograd.detect_anomaly():`) is on, and the backward of `{node}` failed. "
+        f"torch records where each node was made: `{node}` was made on {where}{via}. The "
+        "frames of the traceback outside your program are the app's, which runs it.",
+        f"Look at {where}: the error below says what went wrong in its backward (often a "
+        "tensor it saved was changed in place afterwards).",
+    )
+
+
 WARNING_RULES: tuple[Rule, ...] = rule_table(
     ("cpu-only", r"Autograd Explorer computes on the CPU", "", _cpu_only),
+    (
+        "anomaly-traceback",
+        r"Error detected in (?P<node>\w+)\. Traceback of forward call that caused the error",
+        "",
+        _anomaly_traceback,
+    ),
     (
         "non-leaf-grad",
         r"attribute of a Tensor that is not a leaf Tensor is being accessed",
