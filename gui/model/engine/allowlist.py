@@ -62,7 +62,7 @@ import torch.utils.data
 import torch.utils.data.dataloader
 import torch.utils.hooks
 
-from gui.model.engine import pristine
+from gui.model.engine import pristine, program_code
 from gui.model.engine.capture import PROGRAM_FILENAME
 
 # Reached through `torch.X`, `torch.nn.X`... as modules a program may hold.
@@ -1023,12 +1023,6 @@ def _namespace(module_name: str) -> list[object]:
 # - While a program has such hooks the engine computes no Jacobian (like tensor hooks).
 
 
-def _note_program_code_in_autograd() -> None:
-    from gui.model.engine import guard
-
-    guard.note_program_code_in_autograd()
-
-
 class _Packed:
     """What the stand-in's pack hook stores: the program's packed value and what the
     tensor was like before the program saw it."""
@@ -1071,7 +1065,7 @@ def _reads_for_the_graph(frame: types.FrameType | None) -> bool:
 
 def _checked_hooks(pack: Any, unpack: Any) -> tuple[Any, Any]:
     """The program's pack/unpack functions, wrapped as described above."""
-    _note_program_code_in_autograd()
+    program_code.note_in_autograd()
 
     def pack_hook(tensor: torch.Tensor) -> _Packed:
         kept = None

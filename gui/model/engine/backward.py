@@ -16,8 +16,8 @@ from typing import Any, Literal
 import torch
 
 from gui.model.engine.graph_walk import Naming, WalkedGraph, walk_graph
-from gui.model.engine.guard import program_code_in_autograd
 from gui.model.engine.jacobian import compute_jacobians, vjp_checks
+from gui.model.engine.program_code import in_autograd as program_code_in_autograd
 from gui.model.engine.tensors import maybe_tensor_data, tensor_data
 from gui.model.result import Explanation, JacobianCheck, NodeFlow, StepRecord, TensorData
 

@@ -24,6 +24,7 @@ from typing import Any
 import torch
 
 from gui.model import safety
+from gui.model.engine import program_code
 from gui.model.engine.allowlist import (
     PROGRAM_CLASSES,
     VALUE_TYPES,
@@ -191,7 +192,7 @@ def guarded_getattr(obj: object, name: str) -> object:
             problem = _NO_GPU
         raise CodeRefusedAtRuntime(f"`{_describe(obj, name)}` is not available: {problem}")
     if name in safety.ALLOWED_HOOK_NAMES or name == "apply":
-        _PROGRAM_CODE_IN_AUTOGRAD[0] = True
+        program_code.note_in_autograd()
     if (
         isinstance(obj, type)
         and type(value) is types.FunctionType
@@ -258,24 +259,11 @@ _NO_GPU = (
     "`.to(device)` with `device = 'cuda' if torch.cuda.is_available() else 'cpu'` (the "
     "numbers are the same on the CPU)."
 )
-# Whether the program put its own code inside autograd (a tensor or layer hook, a custom
-# Function): the engine then computes no Jacobian, which would run that code a second time.
-_PROGRAM_CODE_IN_AUTOGRAD = [False]
-
-
-def note_program_code_in_autograd() -> None:
-    """The program put its own code inside autograd (saved-tensor hooks, see allowlist)."""
-    _PROGRAM_CODE_IN_AUTOGRAD[0] = True
-
-
-def program_code_in_autograd() -> bool:
-    """Whether this run handed the program a hook or a custom Function's ``apply``."""
-    return _PROGRAM_CODE_IN_AUTOGRAD[0]
 
 
 def reset_run_state() -> None:
     """Forget what the previous run of this process did (call before each run)."""
-    _PROGRAM_CODE_IN_AUTOGRAD[0] = False
+    program_code.reset()
 
 
 def _check_private_read(obj: object, name: str) -> None:
@@ -430,7 +418,7 @@ def _build_class(func: object, name: str, *bases: object, **keywords: object) ->
                 "datasets, object, exceptions and the program's own classes."
             )
         if isinstance(base, type) and issubclass(base, torch.autograd.Function):
-            _PROGRAM_CODE_IN_AUTOGRAD[0] = True
+            program_code.note_in_autograd()
     _check_library_internals_kept(func, name, bases)
     build: Any = builtins.__build_class__
     cls: type = build(func, name, *bases)
