@@ -49,12 +49,13 @@ from gui.model.views.backward import (
 )
 from gui.model.views.backward import shown as shown_by
 from gui.widgets.number_box import NumberBox
+from gui.widgets.qt_text import plain_label, set_tooltip
 from gui.widgets.range_editor import RangeEditor
 from gui.widgets.tensor_editor import TensorEditor
 
 
 def _label(text: str = "") -> QLabel:
-    label = QLabel(text)
+    label = plain_label(text)  # notes quote the program's names
     label.setWordWrap(True)
     return label
 
@@ -413,9 +414,7 @@ class BackwardPanel(QWidget):
             shown = kind in offered
             if shown:
                 self._show_text(button, fix_text(snapshot, kind))
-                tooltip = fix_tooltip(snapshot, kind)
-                if button.toolTip() != tooltip:
-                    button.setToolTip(tooltip)
+                set_tooltip(button, fix_tooltip(snapshot, kind))
             self._show_visible(button, shown)
 
     def _render_presets(self, snapshot: Snapshot) -> None:

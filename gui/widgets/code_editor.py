@@ -32,7 +32,13 @@ from gui.widgets.python_highlighter import (
     dedent_width,
     next_line_indent,
 )
-from gui.widgets.qt_text import diagnostic_span, line_selection, monospace_font, underline_selection
+from gui.widgets.qt_text import (
+    diagnostic_span,
+    line_selection,
+    monospace_font,
+    show_tooltip,
+    underline_selection,
+)
 
 CURRENT_LINE_COLOR = "#eef3fa"
 GUTTER_BACKGROUND = "#f4f4f4"
@@ -54,7 +60,7 @@ class _Gutter(QWidget):
         if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
             text = self._editor.marker_tooltip(event.pos().y())
             if text:
-                QToolTip.showText(event.globalPos(), text, self)
+                show_tooltip(event.globalPos(), text, self)
             else:
                 QToolTip.hideText()
             return True

@@ -9,11 +9,11 @@ the tab by the worst thing it holds.
 from __future__ import annotations
 
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QApplication, QPlainTextEdit, QTabWidget, QTextBrowser, QWidget
+from PySide6.QtWidgets import QApplication, QPlainTextEdit, QTabWidget, QWidget
 
 from gui.model.result import Explanation, PrintedLine
 from gui.model.views.diagnostics import ERROR_COLOR, WARNING_TEXT, diagnostics_html, printed_text
-from gui.widgets.qt_text import monospace_font
+from gui.widgets.qt_text import SafeTextBrowser, monospace_font
 
 
 class DiagnosticsTabs(QTabWidget):
@@ -23,7 +23,8 @@ class DiagnosticsTabs(QTabWidget):
         super().__init__(parent)
         self.setDocumentMode(True)
         self._mono = monospace_font(self.font().pointSizeF())
-        self._explanation = QTextBrowser(self)
+        # Never loads what the HTML names (the program's text in it is escaped anyway).
+        self._explanation = SafeTextBrowser(self)
         self._explanation.setObjectName("codeExplanation")
         self._explanation.setOpenLinks(False)
         # As short as two lines when the code panel is short: the window gives it the

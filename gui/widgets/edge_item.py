@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 from gui.model.drawing.paint import EDGE_BASE_WIDTH, EDGE_MAX_EXTRA_WIDTH, edge_stroke
 from gui.model.result import TensorData
 from gui.widgets.edge_label_item import EdgeLabelItem
+from gui.widgets.pixels import clamp_pixel
 from gui.widgets.scene_style import NO_BRUSH, NO_PEN, Z_EDGE, qbrush, qcolor
 
 # How far beside its edge a label sits, so the line never runs through its digits.
@@ -171,7 +172,9 @@ class EdgeItem(QGraphicsItem):
 
     def set_stroke(self, color: str, width: float, repaint: bool = True) -> None:
         """Stroke the spline (and fill the arrowhead) in ``color`` at ``width`` points."""
-        width = round(width * 20) / 20  # finer steps are invisible, and each costs a repaint
+        # Never wider than the widest stroke the item's bounds hold (nor NaN: Qt's
+        # stroker takes any number); finer steps are invisible, and each costs a repaint.
+        width = round(clamp_pixel(width, 0.0, EDGE_BASE_WIDTH + EDGE_MAX_EXTRA_WIDTH) * 20) / 20
         if color == self.color and width == self.width:
             return
         pen = QPen(qcolor(color), width)

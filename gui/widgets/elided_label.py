@@ -13,6 +13,8 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
+from gui.widgets.qt_text import set_tooltip
+
 
 class ElidedLabel(QLabel):
     """One line of plain text, elided at the right where it does not fit."""
@@ -41,10 +43,9 @@ class ElidedLabel(QLabel):
 
     def paintEvent(self, event: QPaintEvent) -> None:
         shown = self.shown_text()
-        # The whole text on hover whenever it is cut short (set here: only painting knows).
-        tip = self.text() if shown != self.text() else ""
-        if tip != self.toolTip():
-            self.setToolTip(tip)
+        # The whole text on hover whenever it is cut short (set here: only painting knows),
+        # as written: a tooltip takes text that looks like HTML for HTML.
+        set_tooltip(self, self.text() if shown != self.text() else "")
         painter = QPainter(self)
         painter.setPen(self.palette().color(self.foregroundRole()))
         align = self.alignment() | Qt.AlignmentFlag.AlignVCenter

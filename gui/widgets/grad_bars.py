@@ -22,6 +22,7 @@ from gui.model.drawing.colors import diverging_color
 from gui.model.tensor_format import format_number
 from gui.model.views.grad_bars import MAX_BARS, BarData
 from gui.model.views.grad_plots import StickyRange, locked_range
+from gui.widgets.pixels import clamp_pixel
 from gui.widgets.plot_canvas import PlotCanvas, PlotLayout
 from gui.widgets.plot_style import ADDED_BORDER, AXIS_COLOR, BEFORE_COLOR, FINAL_COLOR
 
@@ -150,8 +151,8 @@ class GradBars(PlotCanvas):
         shapes = BarShapes([], [], [], [])
         if data.message is not None:
             return shapes
-        half = BAR_WIDTH / 2 * layout.sx
-        tick = MARKER_WIDTH / 2 * layout.sx
+        half = clamp_pixel(BAR_WIDTH / 2 * layout.sx, 0.0)
+        tick = clamp_pixel(MARKER_WIDTH / 2 * layout.sx, 0.0)
         zero = layout.y(0.0)
         # nan is left out (nan != nan); ±inf runs off the plot (layout.y stops it just past).
         for i, (old, added, new) in enumerate(

@@ -18,10 +18,11 @@ from PySide6.QtGui import (
     QPixmap,
     QResizeEvent,
 )
-from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from gui.model.drawing.colors import diverging_color, text_color_on
 from gui.model.tensor_format import format_number
+from gui.widgets.qt_text import show_tooltip
 
 _SWATCH_SAMPLE = "-8.888e+88"
 _NO_GRADIENT_FILL = "#ffffff"
@@ -103,7 +104,7 @@ class GradSwatch(QWidget):
 
     def event(self, event: QEvent) -> bool:
         if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
-            QToolTip.showText(event.globalPos(), self.tooltip_text(), self)
+            show_tooltip(event.globalPos(), self.tooltip_text(), self)
             return True
         return super().event(event)
 

@@ -53,7 +53,7 @@ from gui.widgets.graph_items import GraphItems
 from gui.widgets.graph_view import ZOOM_STEP, GraphView
 from gui.widgets.legend_ramp import LegendRamp
 from gui.widgets.node_item import NodeItem
-from gui.widgets.qt_text import follow_application_font
+from gui.widgets.qt_text import follow_application_font, plain_label
 from gui.widgets.scene_style import Area
 
 FAILED_COLOR = "#b2182b"
@@ -108,7 +108,7 @@ class GraphPanel(QWidget):
         palette.setColor(QPalette.ColorRole.WindowText, QColor(FAILED_COLOR))
         self.failure.setPalette(palette)
         self.failure.setContentsMargins(4, 0, 4, 0)
-        self.empty = QLabel(EMPTY_TEXT)
+        self.empty = plain_label(EMPTY_TEXT)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setWordWrap(True)
         self.stack = QStackedWidget()

@@ -18,6 +18,7 @@ from gui.model.session import Session, Snapshot
 from gui.model.views.inputs import Structure, constants, structure
 from gui.widgets.content_width_guard import ContentWidthGuard
 from gui.widgets.leaf_group import LeafGroup
+from gui.widgets.qt_text import plain_label
 
 _EMPTY_TEXT = (
     "No inputs yet. A tensor made with requires_grad=True (or .requires_grad_()) appears "
@@ -39,7 +40,7 @@ class InputsPanel(QWidget):
         self.groups: dict[str, LeafGroup] = {}
         self.empty = QLabel(_EMPTY_TEXT)
         self.empty.setWordWrap(True)
-        self.constants = QLabel()
+        self.constants = plain_label()  # the program's names
         self.constants.setWordWrap(True)
         self.constants.setVisible(False)
         self._content = QWidget()

@@ -8,6 +8,7 @@ result only what its new numbers need.
 
 from __future__ import annotations
 
+import html
 import math
 
 from PySide6.QtCore import Qt
@@ -24,7 +25,7 @@ from gui.model.result import FULL_VALUES_LIMIT, TensorData
 from gui.model.session import InputRange, Session, Snapshot
 from gui.model.tensor_format import WIDEST_NUMBER, format_number, format_shape, format_summary
 from gui.model.views.inputs import flat_numbers, grad_text
-from gui.widgets.qt_text import follow_application_font
+from gui.widgets.qt_text import follow_application_font, plain_label, set_tooltip
 from gui.widgets.range_editor import RangeEditor
 from gui.widgets.selectable_text import SelectableText
 from gui.widgets.tensor_editor import TensorEditor
@@ -74,7 +75,7 @@ class LeafGroup(QFrame):
         self.editor: TensorEditor | None = None
         self.range_editor = RangeEditor()
         self.reset = QPushButton("Reset to code")
-        self.reset.setToolTip(f"Forget the slider values: use the {name} the code makes")
+        set_tooltip(self.reset, f"Forget the slider values: use the {name} the code makes")
         # A click leaves the focus where it was: the button disables itself, and a focused
         # button that is disabled hands the focus on, which scrolled the panel to whatever
         # took it.
@@ -84,7 +85,7 @@ class LeafGroup(QFrame):
                 f"{format_summary(data)}\nToo large to edit here: {data.numel} elements "
                 f"(up to {FULL_VALUES_LIMIT} can be edited)."
             )
-            self.note = QLabel(note)
+            self.note = plain_label(note)
             self.note.setWordWrap(True)
             layout.addWidget(self.note)
             return
@@ -101,9 +102,12 @@ class LeafGroup(QFrame):
 
     def _header(self, data: TensorData) -> QHBoxLayout:
         row = QHBoxLayout()
-        title = QLabel(f"<b>{self.name}</b>&nbsp;&nbsp;{format_shape(data.shape)}&nbsp;&nbsp;")
+        # Bold by markup (an own font would stop following the application's): the name is
+        # the program's text, escaped so that no tag of it survives.
+        name, shape = html.escape(self.name), html.escape(format_shape(data.shape))
+        title = QLabel(f"<b>{name}</b>&nbsp;&nbsp;{shape}&nbsp;&nbsp;")
         title.setTextFormat(Qt.TextFormat.RichText)
-        dtype = QLabel(data.dtype)
+        dtype = plain_label(data.dtype)
         badge = QLabel("requires_grad=True")
         badge.setStyleSheet(_BADGE_STYLE)
         follow_application_font(badge)

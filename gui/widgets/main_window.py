@@ -13,13 +13,11 @@ work is copied a few seconds after each change by :class:`~gui.model.session.aut
 from __future__ import annotations
 
 import contextlib
-import html
 import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6 import QtGui
 from PySide6.QtCore import (
     QByteArray,
     QEventLoop,
@@ -92,6 +90,7 @@ from gui.widgets.grad_plots_panel import GradPlotsPanel
 from gui.widgets.graph_panel import GraphPanel
 from gui.widgets.inputs_panel import InputsPanel
 from gui.widgets.node_details_panel import NodeDetailsPanel
+from gui.widgets.qt_text import literal_html
 
 APP_NAME = "Autograd Explorer"
 PRESENTATION_SCALE = 1.45
@@ -1042,12 +1041,9 @@ def _literal(text: str) -> str:
     Message boxes take text that looks like HTML as HTML (``Qt::mightBeRichText``), and
     these quote file names, fields and titles from a stranger's file: ``<img
     src="/dev/zero">`` made Qt read the device until memory ran out (the app aborted), and
-    a named pipe there blocked it for ever. Such text is escaped into HTML that shows it
-    literally; any other text is passed as it is.
+    a named pipe there blocked it for ever. See :func:`gui.widgets.qt_text.literal_html`.
     """
-    if not QtGui.Qt.mightBeRichText(text):
-        return text
-    return "<p>" + html.escape(text).replace("\n", "<br>") + "</p>"
+    return literal_html(text)
 
 
 def _is_lesson(path: str) -> bool:

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextBrowser, QV
 
 from gui.model.session import Session, Snapshot
 from gui.model.views.node_details import DETAILS_LINK, details_html, empty_page, selected_node
+from gui.widgets.qt_text import SafeTextBrowser
 
 # What a snapshot must have changed for the pane to draw again: the selected node or step,
 # or the numbers behind them. A slider tick brings a new result, so it redraws too.
@@ -61,7 +62,8 @@ class NodeDetailsPanel(QWidget):
         header.addWidget(self._heading)
         header.addStretch(1)
         header.addWidget(self.close_button)
-        self.browser = QTextBrowser()
+        # Never loads what the HTML names (the program's text in it is escaped anyway).
+        self.browser = SafeTextBrowser()
         self.browser.setOpenLinks(False)
         self.browser.setLineWrapMode(QTextBrowser.LineWrapMode.WidgetWidth)
         # Selectable with the mouse (and copied with Ctrl+C) but no blinking caret in a pane

@@ -34,7 +34,9 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from gui.model.tensor_format import format_short
 from gui.model.views.grad_plots import label_stride, nice_ticks
+from gui.widgets.pixels import axis_map, clamp_pixel, sane_axis
 from gui.widgets.plot_style import AXIS_COLOR, NOTE_FILL, TEXT_COLOR, plot_font
+from gui.widgets.qt_text import show_tooltip
 
 # Value ticks at least this many lines of text apart (about what fits a label and a gap).
 TICK_GAP_LINES = 1.6
@@ -64,19 +66,15 @@ class PlotLayout:
     oy: float = 0.0
 
     def x(self, value: float) -> float:
-        """The pixel column of ``value`` on the category axis."""
-        return self.ox + self.sx * value
+        """The pixel column of ``value`` on the category axis (never beyond reach)."""
+        return clamp_pixel(self.ox + self.sx * value)
 
     def y(self, value: float) -> float:
-        """The pixel row of ``value`` on the value axis; far-off values (and infinities)
-        just past the plot's edge, so clipped drawing never meets huge numbers."""
-        py = self.oy + self.sy * value
-        top, bottom = self.plot.top() - OFF_PLOT, self.plot.bottom() + OFF_PLOT
-        if py < top:  # also -inf's py; nan fails both tests and is the caller's business
-            return top
-        if py > bottom:
-            return bottom
-        return py
+        """The pixel row of ``value`` on the value axis; far-off values (and infinities,
+        and NaN) just past the plot's edge, so drawing never meets huge numbers."""
+        return clamp_pixel(
+            self.oy + self.sy * value, self.plot.top() - OFF_PLOT, self.plot.bottom() + OFF_PLOT
+        )
 
 
 class PlotCanvas(QWidget):
@@ -269,7 +267,7 @@ class PlotCanvas(QWidget):
         if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
             text = self.tooltip_at(QPointF(event.pos()), self.plot_layout())
             if text:
-                QToolTip.showText(event.globalPos(), text, self)
+                show_tooltip(event.globalPos(), text, self)
             else:
                 QToolTip.hideText()
                 event.ignore()
@@ -300,7 +298,9 @@ class PlotCanvas(QWidget):
         # The category labels' line is always kept, so that plots side by side line up.
         bottom = tick + 2 + line + (line if self._note else 0.0) + pad
         plot_height = max(1.0, round(height - top - bottom))
-        low, high = self._y_range
+        # A range pixels can be worked out on (finite, not absurdly narrow): a gradient of
+        # 1e-307 made the pixels per unit infinite, and NaN coordinates crashed Qt.
+        low, high = sane_axis(*self._y_range)
         values = nice_ticks(low, high, (high - low) * TICK_GAP_LINES * line / plot_height)
         labels = [format_short(v) for v in values] if self._values_shown else []
         widest = max((metrics.horizontalAdvance(text) for text in labels), default=0.0)
@@ -308,19 +308,9 @@ class PlotCanvas(QWidget):
         right = pad + self.legend_width(line)
         plot_width = max(1.0, round(width - left - right))
         plot = QRectF(left, top, plot_width, plot_height)
-        x0, x1 = self._x_range
-        sx = plot_width / (x1 - x0) if x1 > x0 else 1.0
-        sy = -plot_height / (high - low)
-        layout = PlotLayout(
-            plot=plot,
-            line=line,
-            pad=pad,
-            tick=tick,
-            sx=sx,
-            ox=left - x0 * sx,
-            sy=sy,
-            oy=top - high * sy,
-        )
+        sx, ox = axis_map(*self._x_range, left, plot_width)
+        sy, oy = axis_map(high, low, top, plot_height)  # the high end at the top
+        layout = PlotLayout(plot=plot, line=line, pad=pad, tick=tick, sx=sx, ox=ox, sy=sy, oy=oy)
         layout.y_ticks = tuple((layout.y(v), text) for v, text in zip(values, labels, strict=False))
         layout.x_ticks, layout.x_label_width = self._category_ticks(layout)
         room = max(0.0, width - 2 * metrics.averageCharWidth())

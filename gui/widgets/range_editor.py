@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWi
 from gui.model.session import InputRange
 from gui.model.views.grid_numbers import range_text, step_decimals
 from gui.widgets.number_box import BOX_LIMIT, NumberBox
+from gui.widgets.qt_text import plain_label
 
 
 class RangeEditor(QWidget):
@@ -33,7 +34,7 @@ class RangeEditor(QWidget):
         self.low.setRange(-BOX_LIMIT, BOX_LIMIT)
         self.high.setRange(-BOX_LIMIT, BOX_LIMIT)
         self.step.setRange(0, BOX_LIMIT)
-        self.message = QLabel()
+        self.message = plain_label()
         self.message.setWordWrap(True)
         self.message.setVisible(False)
         self.boxes = QWidget()

@@ -71,7 +71,9 @@ class SelectableText(QWidget):
         # A hidden label with the same text and font answers the size questions layouts
         # ask now and then exactly as the label this replaces did; its text is laid out
         # only when they are asked (setting it costs nothing).
-        self._sizes = QLabel(text, self)
+        self._sizes = QLabel(self)
+        self._sizes.setTextFormat(Qt.TextFormat.PlainText)  # as painted: never HTML
+        self._sizes.setText(text)
         self._sizes.setWordWrap(True)
         self._sizes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._sizes.hide()

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from gui.model import nested
 from gui.model.session import InputRange
+from gui.widgets.qt_text import plain_label
 from gui.widgets.value_slider import ValueSlider
 from gui.widgets.value_table import ValueTable
 
@@ -79,7 +80,7 @@ class TensorEditor(QWidget):
         row = QHBoxLayout()
         row.addStretch(1)
         for text, column in (("value", first.box), (grad_name, first.swatch)):
-            caption = QLabel(text)
+            caption = plain_label(text)  # "x.grad": a name from the program
             caption.setAlignment(Qt.AlignmentFlag.AlignCenter)
             self._captions.append((caption, column))
             row.addWidget(caption)

@@ -15,7 +15,6 @@ from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
-    QLabel,
     QProxyStyle,
     QSlider,
     QStyle,
@@ -28,6 +27,7 @@ from gui.model.tensor_format import format_number
 from gui.model.views.grid_numbers import step_decimals
 from gui.widgets.grad_swatch import GradSwatch
 from gui.widgets.number_box import BOX_LIMIT, NumberBox
+from gui.widgets.qt_text import plain_label
 
 # QSlider positions are ints; a tiny step across a wide range would overflow them.
 MAX_TICKS = 100_000
@@ -114,6 +114,12 @@ class _Slider(QSlider):
             event.ignore()  # an ignored wheel event goes on to the parent: the scroll area
 
 
+def _grid_digits(step: float) -> int:
+    """Decimals that keep a value on a grid of ``step`` and drop float noise: 9 for the
+    usual steps, more for tiny ones (a 1e-12 step must not round to 0)."""
+    return max(9, 6 - math.floor(math.log10(step)))
+
+
 class ValueSlider(QWidget):
     """One element as a row: label, slider on the range's grid, exact number, gradient.
 
@@ -141,12 +147,13 @@ class ValueSlider(QWidget):
         self._range: InputRange | None = None
         self._ticks = 1
         self._tick_step = 1.0
+        self._digits = 9
         # What the box holds (its special text, its number: None when unknown), to skip
         # setting them again.
         self._box_special = ""
         self._box_number: float | None = None
         self._label_text = label
-        self.label = QLabel(label)
+        self.label = plain_label(label)  # a tensor's name: the program's text
         self.slider = _Slider()
         self.slider.setSingleStep(1)
         self.slider.setPageStep(PAGE_TICKS)
@@ -188,9 +195,12 @@ class ValueSlider(QWidget):
         if value_range == self._range:
             return
         self._range = value_range
-        span = value_range.high - value_range.low
-        self._ticks = max(1, min(MAX_TICKS, math.ceil(span / value_range.step - 1e-9)))
-        self._tick_step = max(value_range.step, span / MAX_TICKS)
+        # Halves first: a range may span more than the largest float (-1e308 to 1e308).
+        half = value_range.high / 2 - value_range.low / 2
+        steps = half / value_range.step * 2  # inf for a tiny step across a huge range
+        self._ticks = MAX_TICKS if not steps < MAX_TICKS else max(1, math.ceil(steps - 1e-9))
+        self._tick_step = max(value_range.step, half / MAX_TICKS * 2)
+        self._digits = _grid_digits(self._tick_step)
         self.box.set_shown_decimals(step_decimals(value_range.step))
         with QSignalBlocker(self.slider), QSignalBlocker(self.box):
             self.slider.setRange(0, self._ticks)
@@ -212,15 +222,26 @@ class ValueSlider(QWidget):
         assert self._range is not None
         if tick >= self._ticks:
             return self._range.high
+        low = self._range.low
+        value = low + tick * self._tick_step
+        if not math.isfinite(value):  # past the largest float on the way (a huge range)
+            value = (low / 2 + tick * (self._tick_step / 2)) * 2
         # Rounding drops float noise: -5 + 123 * 0.01 is -3.7699999999999996.
-        return round(self._range.low + tick * self._tick_step, 9)
+        return min(max(round(value, self._digits), low), self._range.high)
 
     def _tick_of(self, value: float) -> int:
+        """The slider position nearest ``value``: pinned at an end beyond the range, for
+        infinities, and for numbers whose distance from the range overflows (1e308)."""
         assert self._range is not None
-        if not math.isfinite(value):
-            return self._ticks if value > 0 else 0
-        tick = round((value - self._range.low) / self._tick_step)
-        return max(0, min(self._ticks, tick))
+        if value != value:
+            return 0
+        # In halves: 1e308 - -5 is fine, but 1e308 - -1e308 is infinite.
+        position = (value / 2 - self._range.low / 2) / self._tick_step * 2
+        if not position < self._ticks:  # also +inf
+            return self._ticks
+        if not position > 0:
+            return 0
+        return round(position)
 
     def _show(self, value: float) -> None:
         tick = self._tick_of(value)
@@ -230,8 +251,9 @@ class ValueSlider(QWidget):
         self._show_in_box(value)
 
     def _show_in_box(self, value: float) -> None:
-        # A spin box holds no nan/inf: show the word on the minimum instead.
-        if math.isfinite(value):
+        # A spin box holds no nan/inf, nor a number past its limit (1e308 would show as
+        # 1e9): show the number's text on the minimum instead.
+        if abs(value) <= BOX_LIMIT:
             special, number = "", value
         else:
             special, number = format_number(value), self.box.minimum()

@@ -10,11 +10,12 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import QEvent, QSignalBlocker, Signal
 from PySide6.QtGui import QColor, QHelpEvent
-from PySide6.QtWidgets import QTableWidget, QTableWidgetItem, QToolTip, QWidget
+from PySide6.QtWidgets import QTableWidget, QTableWidgetItem, QWidget
 
 from gui.model import nested
 from gui.model.drawing.colors import diverging_color, text_color_on
 from gui.model.tensor_format import format_number
+from gui.widgets.qt_text import show_tooltip
 
 
 class ValueTable(QTableWidget):
@@ -88,7 +89,7 @@ class ValueTable(QTableWidget):
             index = self.indexAt(event.pos())
             if index.isValid():
                 flat = index.row() * self.columnCount() + index.column()
-                QToolTip.showText(event.globalPos(), self.tooltip_for(flat), self.viewport())
+                show_tooltip(event.globalPos(), self.tooltip_for(flat), self.viewport())
                 return True
         return super().viewportEvent(event)
 

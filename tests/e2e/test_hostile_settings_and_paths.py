@@ -460,9 +460,10 @@ def test_a_save_that_cannot_be_made_keeps_the_work_and_the_old_file(
 
 # -- a document the window cannot show -------------------------------------------------------
 
-# A gradient of 1e308 is a valid float64, but the gradient sliders' default range (1.5
-# times the largest value) overflows: every render raised (gui/model/session/ranges.py).
-# Whatever panel a valid file trips, the start and the Open go on, on the welcome lesson.
+# A gradient of 1e308 is a valid float64; the slider's tick for it overflowed and every
+# render raised. That is fixed (tests/widgets/test_hostile_text_and_numbers.py), so the
+# `unshowable` fixture puts the old failure back: whatever panel a valid file trips, the
+# start and the Open go on, on the welcome lesson.
 UNSHOWABLE = {
     "format": FORMAT,
     "code": "x = torch.tensor([1.0, 2.0], requires_grad=True)\nz = x * x\n",
@@ -470,8 +471,23 @@ UNSHOWABLE = {
 }
 
 
+@pytest.fixture
+def unshowable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slider that cannot show 1e308 again (``round(inf)``, as it was)."""
+    from gui.widgets.value_slider import ValueSlider
+
+    tick_of = ValueSlider._tick_of
+
+    def overflowing(self: ValueSlider, value: float) -> int:
+        if abs(value) > 1e300:
+            raise OverflowError("cannot convert float infinity to integer")
+        return tick_of(self, value)
+
+    monkeypatch.setattr(ValueSlider, "_tick_of", overflowing)
+
+
 def test_a_file_the_window_cannot_show_does_not_end_the_start(
-    qtbot: QtBot, explorer: Explorer, tmp_path: Path
+    qtbot: QtBot, explorer: Explorer, tmp_path: Path, unshowable: None
 ) -> None:
     from gui.window_app import _open_first
 
@@ -485,7 +501,7 @@ def test_a_file_the_window_cannot_show_does_not_end_the_start(
 
 
 def test_opening_a_file_the_window_cannot_show_is_reported(
-    qtbot: QtBot, explorer: Explorer, tmp_path: Path
+    qtbot: QtBot, explorer: Explorer, tmp_path: Path, unshowable: None
 ) -> None:
     path = tmp_path / "unshowable.json"
     path.write_text(json.dumps(UNSHOWABLE))
@@ -498,7 +514,7 @@ def test_opening_a_file_the_window_cannot_show_is_reported(
 
 
 def test_a_copy_the_window_cannot_show_is_kept_and_reported(
-    qtbot: QtBot, autosaved: tuple[Explorer, Autosave]
+    qtbot: QtBot, autosaved: tuple[Explorer, Autosave], unshowable: None
 ) -> None:
     explorer, autosave = autosaved
     autosave.folder.mkdir(parents=True)

@@ -6,6 +6,11 @@ worker (:mod:`gui.model.drawing.layout_process`): Graphviz runs there with a tim
 a memory limit (a big loop's SVG once took 19 GB), and a graph over the size limits
 (:mod:`gui.model.drawing.limits`) is not drawn at all. When there is no picture the SVG
 says why, in the words the window uses.
+
+Each file is written atomically (:func:`gui.model.session.file_io.write_atomically`): a
+named pipe in a file's place is refused at once (opening it to write blocked until
+something read it, for ever), and a symbolic link there is replaced by the file, never
+written through (``script.py -> ~/.bashrc`` in a folder unpacked from someone's archive).
 """
 
 from __future__ import annotations
@@ -44,12 +49,24 @@ def write_export(
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     document = result_document(result)
-    (out_dir / "result.json").write_text(
-        json.dumps(document, indent=2, allow_nan=False) + "\n", encoding="utf-8"
-    )
-    (out_dir / "script.py").write_text(script, encoding="utf-8")
-    svg = graph_svg(result, layouts, locked_scale)
-    (out_dir / "graph.svg").write_text(svg, encoding="utf-8")
+    _write(out_dir / "result.json", json.dumps(document, indent=2, allow_nan=False) + "\n")
+    _write(out_dir / "script.py", script)
+    _write(out_dir / "graph.svg", graph_svg(result, layouts, locked_scale))
+
+
+def _write(path: Path, text: str) -> None:
+    """Replace the file ``path`` with ``text`` (UTF-8), atomically; raises ``OSError``
+    (:class:`~gui.model.session.file_io.NotARegularFile` for a pipe, folder or device).
+
+    ``write_atomically`` follows links, as saving a session through one should; an export
+    makes new files, so a link in one's place goes first and its target stays as it is.
+    """
+    # Here, not at the top: gui.model.session imports this module (Session.export).
+    from gui.model.session.file_io import write_atomically
+
+    if path.is_symlink():
+        path.unlink()
+    write_atomically(path, text.encode("utf-8"))
 
 
 def graph_svg(

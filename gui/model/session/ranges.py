@@ -32,24 +32,42 @@ class InputRange:
             raise ValueError(f"the step {self.step:g} must be positive and fit in the range")
 
 
+# The widest default range: ±5e307, whose span (1e308) is still a finite number. A value
+# beyond it gets this range and the slider pins at its end (the value itself is kept).
+MAX_BOUND = 5e307
+# The smallest default step: finer steps are below what a slider can show anyway.
+MIN_STEP = 1e-300
+
+
 def _nice_ceiling(value: float) -> float:
-    """The smallest of 1, 2, 5 × 10^k that is at least ``value``."""
+    """The smallest of 1, 2, 5 × 10^k that is at least ``value``, within
+    [:data:`MIN_STEP`, :data:`MAX_BOUND`] (NaN: the least)."""
+    if not value >= MIN_STEP:  # also NaN
+        return MIN_STEP
+    if value >= MAX_BOUND:  # also inf
+        return MAX_BOUND
     exponent = math.floor(math.log10(value))
     for mantissa in (1.0, 2.0, 5.0, 10.0):
         candidate = mantissa * 10.0**exponent
         if candidate >= value * (1 - 1e-12):
-            return candidate
-    return 10.0 ** (exponent + 1)
+            return min(candidate, MAX_BOUND)
+    return min(10.0 ** (exponent + 1), MAX_BOUND)
 
 
 def default_range(values: NestedValues | None) -> InputRange:
-    """A symmetric range that holds ``values`` with room to move: [1, 2, 3] gets ±5 by 0.005."""
+    """A symmetric range that holds ``values`` with room to move: [1, 2, 3] gets ±5 by 0.005.
+
+    Finite and sane for any numbers: non-finite ones are left out, and a value too big for
+    room beyond it (1.5 times 1e308 is infinite) gets the widest range, ±:data:`MAX_BOUND`.
+    """
     finite = [
         abs(float(v))
         for v in (nested.flatten(values) if values is not None else [])
         if isinstance(v, int | float) and math.isfinite(v)
     ]
-    bound = _nice_ceiling(max([2.0, *(1.5 * v for v in finite)]))
+    # 1.5 * v overflows past 1.2e308: the ceiling of the largest value, then the room.
+    largest = max([2.0 / 1.5, *finite])
+    bound = _nice_ceiling(1.5 * min(largest, MAX_BOUND))
     return InputRange(-bound, bound, _nice_ceiling(bound / 1000))
 
 

@@ -75,12 +75,16 @@ class _Html:
         self.parts: list[str] = []
         self.rows: list[str] = []
 
-    def code(self, text: str) -> str:
-        return f"<span style=\"font-family:'{self.mono}'\">{_escape(text)}</span>"
+    def code(self, text: str, escaped: bool = False) -> str:
+        """``text`` in the monospace font (``escaped``: it is HTML already)."""
+        body = text if escaped else _escape(text)
+        return f"<span style=\"font-family:'{self.mono}'\">{body}</span>"
 
     def paragraph(self, text: str, style: str = "") -> None:
         self.flush_rows()
-        body = _CODE_SPAN.sub(lambda m: self.code(m.group(1)), _escape(text))
+        # Escaped once, then the `code` spans marked up (escaping them again showed a
+        # name like `d.<w>` as "d.&lt;w&gt;").
+        body = _CODE_SPAN.sub(lambda m: self.code(m.group(1), escaped=True), _escape(text))
         self.parts.append(f'<p style="margin:0 0 6px 0; {style}">{body}</p>')
 
     def heading(self, text: str) -> None:
