@@ -114,6 +114,11 @@ TENSOR_FUNCTIONS_REFUSED: tuple[str, ...] = (
     "const_data_ptr", "set_", "apply_", "map_", "map2_", "cuda", "pin_memory", "is_pinned",
     "module_load", "record_stream",
     "to_dlpack", "__dlpack__", "__dlpack_device__", "__reduce_ex__", "__setstate__",
+    # A sparse tensor's index tensors, handed out as aliases (`s.indices().add_(10**9)`):
+    # torch trusts them, so `s.to_dense()` then wrote past its buffer and the process
+    # crashed; and the setters of a sparse tensor's sizes, which keep its indices as they are.
+    "indices", "crow_indices", "col_indices", "ccol_indices", "row_indices",
+    "sparse_resize_", "sparse_resize_and_clear_", "resize_as_sparse_",
 )  # fmt: skip
 
 # torch functions the table leaves out that learners' programs need; each is tensor math,
@@ -306,7 +311,26 @@ class RawSavedTensor:
                 f"`{self._name}.register_hooks` is not available: this node saved a list of "
                 "tensors; use torch.autograd.graph.saved_tensors_hooks(pack, unpack) instead."
             )
-        saved.register_hooks(*_checked_hooks(pack_hook, unpack_hook))  # type: ignore[attr-defined]
+        # torch calls the pack hook in the middle of its own `register_hooks`, with the
+        # hooks already stored on the node: a pack of the program's that ran backward
+        # through this node (`s.backward()`) freed them there, and torch then wrote the
+        # packed value into the freed hooks object (and unpacked a null pointer). So
+        # torch's call runs only the app's code, and the program's pack runs after it.
+        deferred: list[tuple[_Packed, torch.Tensor]] = []
+        checked = _checked_hooks(pack_hook, unpack_hook, deferred=deferred)
+        saved.register_hooks(*checked)  # type: ignore[attr-defined]
+        for packed, tensor in deferred:
+            version = tensor._version
+            with torch.no_grad():
+                packed.value = pack_hook(tensor)
+            if tensor._version != version:
+                raise RuntimeError(
+                    "A saved tensor pack hook is modifying its input in place. Tensors "
+                    "provided as input to pack hook can not be modified by in-place "
+                    "operations as this can lead to unexpected side-effects. Please "
+                    "consider making a copy of the tensor before modifying it in place."
+                )
+            packed.ready = True
 
     def __repr__(self) -> str:
         return f"<torch._C._autograd.SavedTensor object at {id(self):#x}>"
@@ -374,7 +398,7 @@ class CodeRefusedAtRuntime(BaseException):
 # ``__build_class__``): held weakly, compared by identity.
 PROGRAM_CLASSES: weakref.WeakSet[type] = weakref.WeakSet()
 # What a program may read from an autograd node (a tensor's grad_fn): its name and edges.
-NODE_ATTRIBUTES: frozenset[str] = frozenset({"name", "next_functions", "metadata"})
+NODE_ATTRIBUTES: frozenset[str] = frozenset({"name", "next_functions"})
 # A container larger than this is not searched element by element: it is refused.
 MAX_CONTAINER_CHECK = 10_000
 
@@ -1027,9 +1051,10 @@ class _Packed:
     """What the stand-in's pack hook stores: the program's packed value and what the
     tensor was like before the program saw it."""
 
-    __slots__ = ("device", "dtype", "kept", "layout", "shape", "value")
+    __slots__ = ("device", "dtype", "kept", "layout", "ready", "shape", "value")
 
     def __init__(self, tensor: torch.Tensor, value: object, kept: torch.Tensor | None) -> None:
+        self.ready = False  # the program's pack has returned `value`
         self.shape = tuple(tensor.shape)
         self.dtype = tensor.dtype
         self.layout = tensor.layout
@@ -1063,8 +1088,12 @@ def _reads_for_the_graph(frame: types.FrameType | None) -> bool:
     return frame is not None and frame.f_code is graph_walk._read_saved.__code__
 
 
-def _checked_hooks(pack: Any, unpack: Any) -> tuple[Any, Any]:
-    """The program's pack/unpack functions, wrapped as described above."""
+def _checked_hooks(
+    pack: Any, unpack: Any, deferred: list[tuple[_Packed, torch.Tensor]] | None = None
+) -> tuple[Any, Any]:
+    """The program's pack/unpack functions, wrapped as described above. With ``deferred``,
+    the pack hook only records the tensor there, and the caller runs the program's pack
+    later (see :meth:`RawSavedTensor.register_hooks`)."""
     program_code.note_in_autograd()
 
     def pack_hook(tensor: torch.Tensor) -> _Packed:
@@ -1073,12 +1102,22 @@ def _checked_hooks(pack: Any, unpack: Any) -> tuple[Any, Any]:
             with torch.no_grad():
                 kept = tensor.detach().clone()
         shape = _Packed(tensor, None, kept)  # before the program's pack sees the tensor
+        if deferred is not None:
+            deferred.append((shape, tensor))
+            return shape
         shape.value = pack(tensor)
+        shape.ready = True
         return shape
 
     def unpack_hook(packed: _Packed) -> object:
         if _reads_for_the_graph(sys._getframe(1)):
             raise RuntimeError("saved by the program's own pack hook: not read for the graph")
+        if not packed.ready:
+            raise CodeRefusedAtRuntime(
+                "This saved tensor is not available: its `pack_hook` had not returned (or "
+                "had failed) when it was needed; a pack hook cannot run backward through "
+                "the node that saved the tensor it packs."
+            )
         tensor = unpack(packed.value)
         problem = packed.problem(tensor)
         if problem is not None:

@@ -180,6 +180,8 @@ def guarded_getattr(obj: object, name: str) -> object:
             _OK_NAMES.add(name)
     if name.startswith("_raw_saved_") and is_saved_attribute(obj, name):
         return RawSavedTensor(obj, name)  # never torch's bare reference (see allowlist)
+    if name == "metadata" and isinstance(obj, torch.autograd.graph.Node):
+        raise CodeRefusedAtRuntime(f"`{_describe(obj, name)}` is not available: {_NODE_METADATA}")
     value = getattr(obj, name)
     if type(value) in _SAFE_TYPES:
         return value
@@ -253,6 +255,15 @@ def _defining_class(cls: type, name: str) -> type | None:
     return None
 
 
+# A node's `metadata` is the dict where anomaly mode keeps the forward's traceback and the
+# node's "parent_"; when a backward fails in anomaly mode, torch's C++ walks the "parent_"
+# chain with borrowed references (`parent_.metadata`, `parent_.name()`), so a program's
+# object there (a property handing out a fresh dict each time) had torch read objects it
+# had just freed.
+_NODE_METADATA = (
+    "an autograd node's metadata is where anomaly mode keeps what torch reads when a "
+    "backward fails; keep your own values in a variable instead."
+)
 _GPU_NAMES = frozenset({"cuda", "mps", "xpu"})
 _NO_GPU = (
     "this app computes on the CPU only, there is no GPU here; leave `.cuda()` out, or use "
