@@ -23,6 +23,7 @@ MAX_SOURCE_LINES = 500
 MAX_NESTING = 100
 GETATTR_NAME = "__ae_getattr__"
 SETTER_NAME = "__ae_setter__"
+CONTEXT_NAME = "__ae_context__"
 
 ALLOWED_GLOBAL_NAMES: frozenset[str] = frozenset({"torch", "tensor", "F", "math", "Variable"})
 # The one dunder name a program may read as a plain name: ``if __name__ == "__main__":``.
@@ -559,6 +560,17 @@ class _AttributeRouter(ast.NodeTransformer):
         func = ast.copy_location(ast.Name(GETATTR_NAME, ast.Load()), node)
         return ast.copy_location(ast.Call(func, [node.value, name], []), node)
 
+    def visit_With(self, node: ast.With) -> ast.AST:
+        # `with EXPR:` becomes `with __ae_context__(EXPR):`: the check above sees a name
+        # (`no_grad`), which the program may have bound to anything (`torch.device('meta')`
+        # pushes a mode that outlives a block kept open); the guard checks the object.
+        self.generic_visit(node)
+        for item in node.items:
+            expr = item.context_expr
+            func = ast.copy_location(ast.Name(CONTEXT_NAME, ast.Load()), expr)
+            item.context_expr = ast.copy_location(ast.Call(func, [expr], []), expr)
+        return node
+
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> ast.AST:
         self.generic_visit(node)
         if node.type is None:
@@ -581,8 +593,8 @@ def prepare_for_execution(tree: ast.Module) -> ast.Module:
     ast.Module
         A new tree in which each ``obj.name`` load is ``__ae_getattr__(obj, 'name')`` at the
         same source position (so tracebacks point at the user's lines), each store or
-        delete ``__ae_setter__(obj)['name']`` (the guard decides), and a bare ``except:``
-        is ``except Exception:``.
+        delete ``__ae_setter__(obj)['name']`` (the guard decides), each ``with`` context
+        ``__ae_context__(expr)``, and a bare ``except:`` is ``except Exception:``.
         ``"...".format`` becomes a guarded read too, and the guard re-checks the string.
     """
     new_tree = _AttributeRouter().visit(copy.deepcopy(tree))

@@ -420,6 +420,7 @@ def test_safe_builtins_hold_only_the_safe_names() -> None:
         "__import__",
         "__ae_getattr__",
         "__ae_setter__",
+        "__ae_context__",
         "__build_class__",
     }
     assert table["type"] is not type and table["getattr"] is not getattr

@@ -1211,3 +1211,29 @@ def is_saved_attribute(obj: object, name: str) -> bool:
     if _NODE_CLASSES.get(id(cls)) is not cls:
         return False
     return type(vars(cls).get(name)) is types.GetSetDescriptorType
+
+
+def is_allowed_context(value: object) -> bool:
+    """Whether ``with value:`` may enter ``value``: torch's grad-mode and anomaly switches,
+    the saved-tensor hooks' stand-ins, or an instance of the program's own class (its
+    ``__enter__`` is the program's code, guarded). Nothing else: a ``torch.device`` (a
+    function mode pushed for the block), a library's context manager."""
+    kind = type(value)
+    if kind in _CONTEXT_TYPES or kind in PROGRAM_CLASSES:
+        return True
+    if kind is contextlib._GeneratorContextManager:
+        return getattr(value, "func", None) is _disable_saved_tensors_hooks.__wrapped__  # type: ignore[attr-defined]
+    return False
+
+
+_CONTEXT_TYPES: frozenset[type] = frozenset(
+    {
+        torch.no_grad,
+        torch.enable_grad,
+        torch.set_grad_enabled,
+        torch.inference_mode,
+        torch.autograd.detect_anomaly,
+        _SavedTensorsHooks,
+        _SaveOnCpu,
+    }
+)

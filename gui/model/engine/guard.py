@@ -33,6 +33,7 @@ from gui.model.engine.allowlist import (
     allowlist,
     base_class_allowed,
     instances_only,
+    is_allowed_context,
     is_own_object,
     is_saved_attribute,
     stand_in_for,
@@ -538,6 +539,19 @@ def safe_import(
     return chosen
 
 
+def guarded_context(value: object) -> object:
+    """What a ``with`` statement enters (``with x:`` is ``with __ae_context__(x):``): only
+    the contexts :func:`~.allowlist.is_allowed_context` lists, whatever name holds them."""
+    if is_allowed_context(value):
+        return value
+    raise CodeRefusedAtRuntime(
+        f"`with` is not available on a {type(value).__name__}: a `with` block here enters "
+        "torch.no_grad(), torch.enable_grad(), torch.set_grad_enabled(...), "
+        "torch.inference_mode(), torch.autograd.detect_anomaly(), the saved-tensor hooks of "
+        "torch.autograd.graph, or an object of a class the program defines."
+    )
+
+
 def safe_builtins(print_function: Callable[..., object]) -> dict[str, object]:
     """Build the ``__builtins__`` dict a user program runs with.
 
@@ -571,6 +585,7 @@ def safe_builtins(print_function: Callable[..., object]) -> dict[str, object]:
     table["setattr"] = guarded_setattr
     table[safety.GETATTR_NAME] = guarded_getattr
     table[safety.SETTER_NAME] = AttributeSetter
+    table[safety.CONTEXT_NAME] = guarded_context
     return table
 
 
