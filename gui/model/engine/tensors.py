@@ -28,10 +28,27 @@ def tensor_data(t: torch.Tensor) -> TensorData:
     reads the numbers without detaching (it records nothing), and ``tuple(t.shape)`` is a
     plain tuple of ints (a ``torch.Size`` would need torch to unpickle).
     """
-    if t.numel() <= FULL_VALUES_LIMIT:
-        return TensorData(tuple(t.shape), dtype_name(t.dtype), t.tolist(), None)
+    try:
+        if t.numel() <= FULL_VALUES_LIMIT:
+            return TensorData(tuple(t.shape), dtype_name(t.dtype), t.tolist(), None)
+        t = t.detach()
+        return TensorData(tuple(t.shape), dtype_name(t.dtype), None, summary_of(t))
+    except (RuntimeError, NotImplementedError):  # no numbers to read where they are
+        return _unusual_tensor_data(t)
+
+
+def _unusual_tensor_data(t: torch.Tensor) -> TensorData:
+    """A sparse tensor's numbers, read densely; a tensor with no numbers at all (on the
+    ``meta`` device: a shape without data) as statistics that are not numbers, the way an
+    empty tensor's are."""
     t = t.detach()
-    return TensorData(tuple(t.shape), dtype_name(t.dtype), None, summary_of(t))
+    if t.layout is not torch.strided and not t.is_meta:
+        try:
+            return tensor_data(t.to_dense())
+        except (RuntimeError, NotImplementedError):
+            pass
+    nothing = TensorSummary(math.nan, math.nan, math.nan, math.nan)
+    return TensorData(tuple(t.shape), dtype_name(t.dtype), None, nothing)
 
 
 def maybe_tensor_data(t: object) -> TensorData | None:
