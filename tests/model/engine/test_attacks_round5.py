@@ -14,20 +14,19 @@ collect); the ones that need the real engine go through the session's engine pro
 
 from __future__ import annotations
 
-import gc
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import torch
 
-from gui.model.engine import guard, pristine
+from gui.model.engine import pristine
 from gui.model.engine.run import run_program
 from gui.model.engine_process import EngineProcess
 from gui.model.request import Program, RunRequest
 from gui.model.result import RunResult
+from tests.model.engine.sandbox_helpers import assert_refused, between_runs, printed
 
 # -- helpers ------------------------------------------------------------------------------
 
@@ -35,33 +34,6 @@ from gui.model.result import RunResult
 def run(code: str, time_limit: float = 5.0) -> RunResult:
     """Run ``code`` in this process, as the engine's child would (Python wall only)."""
     return run_program(RunRequest(Program(code=code), time_limit=time_limit))
-
-
-def printed(result: RunResult) -> list[str]:
-    return [line.text for line in result.printed]
-
-
-def assert_refused(result: RunResult) -> None:
-    """The program was stopped by the Python wall (static check or runtime guard)."""
-    assert result.error is not None, f"not refused; printed: {printed(result)}"
-    assert result.error.kind == "unsafe-code", result.error
-
-
-@pytest.fixture
-def owner_cycle() -> Iterator[pristine.Settings]:
-    """The settings now; afterwards whatever a test left alive is dropped and put back."""
-    baseline = pristine.capture()
-    yield baseline
-    guard.forget_verdicts()
-    gc.collect()
-    pristine.restore(baseline)
-
-
-def between_runs(baseline: pristine.Settings) -> None:
-    """What the engine's owner does after answering, before the next run of one program."""
-    gc.collect()
-    pristine.restore(baseline)
-    gc.collect()
 
 
 # A generator suspended inside `with torch.inference_mode():` keeps inference mode on for

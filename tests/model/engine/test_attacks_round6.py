@@ -15,20 +15,22 @@ what the engine's owner does (collect, put the settings back, collect).
 
 from __future__ import annotations
 
-import gc
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from gui.model.engine import guard, pristine
+from gui.model.engine import pristine
 from gui.model.engine.run import run_program
 from gui.model.request import Program, RunRequest
 from gui.model.result import RunResult
-from tests.corpus.harness import differences, run_in_engine, run_plain
+from tests.model.engine.sandbox_helpers import (
+    assert_refused,
+    assert_same_as_plain,
+    printed,
+)
 
 
 def run(code: str, time_limit: float = 5.0) -> RunResult:
@@ -60,42 +62,6 @@ def run_in_subprocess(code: str) -> dict[str, object]:
     lines = done.stdout.strip().splitlines()
     said = json.loads(lines[-1]) if done.returncode == 0 and lines else {}
     return {"returncode": done.returncode, **said}
-
-
-def printed(result: RunResult) -> list[str]:
-    return [line.text for line in result.printed]
-
-
-def assert_refused(result: RunResult, *words: str) -> None:
-    assert result.error is not None, f"not refused; printed: {printed(result)}"
-    assert result.error.kind == "unsafe-code", result.error
-    for word in words:
-        assert word in result.error.message, result.error.message
-
-
-def assert_same_as_plain(code: str) -> None:
-    """The engine's run and plain torch's agree on every number and every printed line."""
-    code = "import torch\n" + code
-    result = run_in_engine(code)
-    assert result.error is None, result.error
-    plain = run_plain(code)
-    assert plain.error is None, plain.error
-    assert differences(result, plain) == []
-
-
-@pytest.fixture
-def owner_cycle() -> Iterator[pristine.Settings]:
-    baseline = pristine.capture()
-    yield baseline
-    guard.forget_verdicts()
-    gc.collect()
-    pristine.restore(baseline)
-
-
-def between_runs(baseline: pristine.Settings) -> None:
-    gc.collect()
-    pristine.restore(baseline)
-    gc.collect()
 
 
 # -- 1. a saved tensor's register_hooks ---------------------------------------------------
