@@ -8,13 +8,18 @@ module too, and must never load Qt.
 
 from __future__ import annotations
 
+import ast
 import re
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 import torch
 
+from gui.model.export.script import GRADS_HEADER
 from gui.model.result import TensorData
 from gui.model.session import Session, Snapshot, load_session
 from gui.model.tensor_format import format_tensor
@@ -280,3 +285,18 @@ def final_marks(bars: GradBars) -> list[float]:
 def curves(history: GradHistory) -> list[tuple[list[float], list[float]]]:
     """Each curve's (xs, ys) as plotted, missing values left out (both empty when none)."""
     return history.points()
+
+
+def printed_grads(script: str, tmp_path: Path) -> dict[str, object]:
+    """Run an exported script with plain Python (nothing of the app loaded) and read the
+    ``.grad`` of every leaf it prints."""
+    path = tmp_path / "script.py"
+    path.write_text(script)
+    proc = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    grads = {}
+    for line in lines[lines.index(GRADS_HEADER) + 1 :]:
+        name, value = line.split(".grad = ", 1)
+        grads[name] = ast.literal_eval(value)
+    return grads

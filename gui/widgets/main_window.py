@@ -851,14 +851,16 @@ class MainWindow(QMainWindow):
     # -- dialogs (methods, so tests can answer them) -------------------------------------
 
     def show_error(self, title: str, text: str) -> None:
-        QMessageBox.warning(self, title, _literal(text))
+        # Message boxes take text that looks like HTML as HTML, and these quote a stranger's
+        # file names, fields and titles (see gui.widgets.qt_text).
+        QMessageBox.warning(self, title, literal_html(text))
 
     def ask_restore(self, recovered: Recovered) -> bool:
         """Ask whether to bring back work a crash left behind; ``True``: restore it."""
         answer = QMessageBox.question(
             self,
             "Restore unsaved work?",
-            _literal(
+            literal_html(
                 f"{APP_NAME} did not close properly last time. Restore the unsaved work on "
                 f"{recovered.describe()}?\n\nYes restores it; Discard deletes the copy."
             ),
@@ -1033,17 +1035,6 @@ def _quit_when(done: bool, loop: QEventLoop) -> None:
 def _set_text(label: QLabel, text: str) -> None:
     if label.text() != text:  # setText relayouts even when nothing changed
         label.setText(text)
-
-
-def _literal(text: str) -> str:
-    """``text`` for a message box, shown as written.
-
-    Message boxes take text that looks like HTML as HTML (``Qt::mightBeRichText``), and
-    these quote file names, fields and titles from a stranger's file: ``<img
-    src="/dev/zero">`` made Qt read the device until memory ran out (the app aborted), and
-    a named pipe there blocked it for ever. See :func:`gui.widgets.qt_text.literal_html`.
-    """
-    return literal_html(text)
 
 
 def _is_lesson(path: str) -> bool:

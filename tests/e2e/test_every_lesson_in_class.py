@@ -21,8 +21,7 @@ from pytestqt.qtbot import QtBot
 from gui.model.export.script import plain_script
 from gui.resources import lesson_paths
 from tests.e2e.conftest import Explorer, assert_grad_shown, open_lesson, press, settle
-from tests.fixtures import drag_slider
-from tests.model.export.test_script import printed_grads
+from tests.fixtures import drag_slider, printed_grads
 
 pytestmark = pytest.mark.slow
 

@@ -14,8 +14,7 @@ from gui.model.engine.run import run_program
 from gui.model.export.script import plain_script
 from gui.model.request import BackwardStep, Program, RunRequest
 from gui.model.result import RunResult
-from tests.fixtures import approx
-from tests.model.export.test_script import printed_grads
+from tests.fixtures import approx, printed_grads
 
 
 def run(code: str, **program: object) -> RunResult:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import subprocess
 import sys
@@ -11,25 +10,11 @@ from pathlib import Path
 import pytest
 
 from gui.model.engine.run import run_program
-from gui.model.export.script import GRADS_HEADER, plain_script
+from gui.model.export.script import plain_script
 from gui.model.request import BackwardStep, Program, RunRequest
 from gui.model.session import load_session
 from gui.resources import lesson_paths
-from tests.fixtures import approx
-
-
-def printed_grads(script: str, tmp_path: Path) -> dict[str, object]:
-    path = tmp_path / "script.py"
-    path.write_text(script)
-    proc = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.splitlines()
-    grads = {}
-    for line in lines[lines.index(GRADS_HEADER) + 1 :]:
-        name, value = line.split(".grad = ", 1)
-        grads[name] = ast.literal_eval(value)
-    return grads
-
+from tests.fixtures import approx, printed_grads
 
 GOOD_LESSONS = [p for p in lesson_paths() if "old-tutorial" not in p.name]
 
