@@ -23,6 +23,13 @@ from gui.widgets.scene_style import NO_BRUSH, NO_PEN, Z_EDGE, qbrush, qcolor
 LABEL_GAP = 5.0
 ODD_EVEN = Qt.FillRule.OddEvenFill
 
+# The glow under the edges a step-through's current node sends gradients along: the
+# selection's purple (the node itself is the selected one), translucent, wider than any
+# stroke, so the gradient's own colour still shows on top.
+GLOW_COLOR = "#7b3294"
+GLOW_ALPHA = 90
+GLOW_WIDTH = 9.0
+
 # What an edge's stroke is made from: the gradient flowing back along it and the colour
 # scale (0.0 when there is no gradient).
 StrokeSource = tuple[TensorData | None, float]
@@ -75,13 +82,18 @@ class EdgeItem(QGraphicsItem):
         self._pending: StrokeSource | None = None
         self.color = ""
         self.width = 0.0
+        self.highlighted = False
+        glow = qcolor(GLOW_COLOR)
+        glow.setAlpha(GLOW_ALPHA)
+        self._glow_pen = QPen(glow, GLOW_WIDTH)
+        self._glow_pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         self.setZValue(Z_EDGE)
         self._base = QPointF(*points[-1])
         self._tip = QPointF(*tip) if tip is not None else None
         # The arrowhead at the current width (empty until the first stroke), and its fill.
         self._arrow = QPolygonF()
         self._arrow_brush = NO_BRUSH
-        margin = (EDGE_BASE_WIDTH + EDGE_MAX_EXTRA_WIDTH) / 2 + 1
+        margin = max(EDGE_BASE_WIDTH + EDGE_MAX_EXTRA_WIDTH, GLOW_WIDTH) / 2 + 1
         bounds = self._path.boundingRect().adjusted(-margin, -margin, margin, margin)
         if self._tip is not None:
             widest = arrow_polygon(self._base, self._tip, EDGE_BASE_WIDTH + EDGE_MAX_EXTRA_WIDTH)
@@ -134,8 +146,11 @@ class EdgeItem(QGraphicsItem):
     ) -> None:
         if self._pending is not None:  # painted without the view asking first (a render)
             self.settle()
-        painter.setPen(self._pen)
         painter.setBrush(NO_BRUSH)
+        if self.highlighted:
+            painter.setPen(self._glow_pen)
+            painter.drawPath(self._path)
+        painter.setPen(self._pen)
         painter.drawPath(self._path)
         if not self._arrow.isEmpty():
             painter.setPen(NO_PEN)
@@ -186,6 +201,12 @@ class EdgeItem(QGraphicsItem):
                 self._arrow = arrow_polygon(self._base, self._tip, width)
         self.color, self.width = color, width
         if repaint:
+            self.update()
+
+    def set_highlighted(self, on: bool) -> None:
+        """Glow as an edge the step-through's current node just sent a gradient along."""
+        if on != self.highlighted:
+            self.highlighted = on
             self.update()
 
     def set_label(self, text: str) -> None:

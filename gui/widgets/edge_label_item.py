@@ -17,6 +17,7 @@ from gui.model.drawing.paint import edge_label
 from gui.model.result import TensorData
 from gui.widgets.scene_style import (
     ALIGN_CENTER,
+    LEGIBLE_TEXT_PX,
     NO_PEN,
     Z_LABEL,
     qpen,
@@ -152,8 +153,8 @@ class EdgeLabelItem(QGraphicsItem):
     ) -> None:
         if self._pending is not _UNSET:  # painted without the view asking first (a render)
             self.settle(in_paint=True)
-        if not self._text:
-            return
+        if not self._text or painter.worldTransform().m11() * EDGE_FONT_SIZE < LEGIBLE_TEXT_PX:
+            return  # nothing, or too small to read (see LEGIBLE_TEXT_PX)
         painter.setPen(NO_PEN)
         painter.setBrush(_PLATE_BRUSH)
         painter.drawRoundedRect(self._plate, 2.0, 2.0)

@@ -42,6 +42,10 @@ class GraphItems:
         self.edges: dict[int, EdgeItem] = {}
         self.links: list[QGraphicsPathItem] = []
         self.selected: str | None = None
+        # The node a step-through reached last, and the edges feeding each node (the
+        # gradients it sends back flow along them).
+        self.active: str | None = None
+        self._inputs: dict[str, list[int]] = {}
         # Items holding numbers they have not drawn yet (off screen at the last tick).
         self._pending: dict[int, NodeItem | EdgeItem | EdgeLabelItem] = {}
         # The area in view when the pending items were last sorted out: until the view
@@ -71,6 +75,8 @@ class GraphItems:
             if link:
                 edge_item.set_stroke(LINK_COLOR, 1.0)
             self.edges[i] = edge_item
+            if edge.kind == "data":
+                self._inputs.setdefault(edge.target, []).append(i)
             scene.addItem(edge_item)
             scene.addItem(edge_item.label)
         # The area every item can ever cover (labels are empty until the first update).
@@ -172,6 +178,16 @@ class GraphItems:
         if new is not None:
             new.set_highlighted(True)
         self.selected = key
+
+    def set_active(self, key: str | None) -> None:
+        """Make the edges node ``key`` sends its gradients along glow (``None``: none)."""
+        if key == self.active:
+            return
+        for i in self._inputs.get(self.active, []) if self.active is not None else []:
+            self.edges[i].set_highlighted(False)
+        for i in self._inputs.get(key, []) if key is not None else []:
+            self.edges[i].set_highlighted(True)
+        self.active = key
 
 
 def link_item(owner: NodeBox, saved: NodeBox) -> QGraphicsPathItem:

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.model.drawing.paint import BEYOND_TEXT, Gradients
+from gui.model.result import Graph
 from gui.model.session import Session, Snapshot
 from gui.model.views.graph_caption import (
     EMPTY_TEXT,
@@ -50,10 +51,12 @@ from gui.model.views.graph_caption import (
 )
 from gui.widgets.elided_label import ElidedLabel
 from gui.widgets.graph_items import GraphItems
+from gui.widgets.graph_search_box import GraphSearchBox
 from gui.widgets.graph_view import ZOOM_STEP, GraphView
 from gui.widgets.legend_ramp import LegendRamp
 from gui.widgets.node_item import NodeItem
 from gui.widgets.qt_text import follow_application_font, plain_label
+from gui.widgets.replay_bar import ReplayBar
 from gui.widgets.scene_style import Area
 
 FAILED_COLOR = "#b2182b"
@@ -83,7 +86,7 @@ class GraphPanel(QWidget):
         self._view = GraphView(self._scene, self)
         self._view.before_paint = self._settle
         self._items: GraphItems | None = None
-        self._shown: tuple[object, int | None, float | None] | None = None
+        self._shown: tuple[object, int | None, float | None, object] | None = None
         self._step_labels: list[str] = []
         self._build_ui()
         self._view.node_clicked.connect(self._on_view_node_clicked)
@@ -119,6 +122,8 @@ class GraphPanel(QWidget):
         layout.setSpacing(2)
         layout.addLayout(self._build_top_row())
         layout.addLayout(caption_row)
+        self.replay_bar = ReplayBar(self._session)
+        layout.addWidget(self.replay_bar)
         layout.addWidget(self.failure)
         layout.addWidget(self.stack, 1)
 
@@ -201,6 +206,10 @@ class GraphPanel(QWidget):
         )
         self.saved_toggle.clicked.connect(self._on_view_saved_toggled)
         toolbar.addWidget(self.saved_toggle)
+        # Beside the toolbar, not on it: a narrow column moves the toolbar's last buttons
+        # into its overflow menu, and Ctrl+F must always find the box on screen.
+        self.search = GraphSearchBox(self._shown_graph, self.show_node)
+        self._action(self, "Find", "Ctrl+F", self._focus_search, "Find a node by name (Ctrl+F)")
         self.stale_badge = QLabel(" stale ")
         self.stale_badge.setStyleSheet("background:#fff3b0; color:#5a4a00; border-radius:3px;")
         follow_application_font(self.stale_badge)
@@ -208,6 +217,7 @@ class GraphPanel(QWidget):
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 4, 0)
         row.addWidget(toolbar, 1)
+        row.addWidget(self.search)
         row.addWidget(self.stale_badge)
         return row
 
@@ -234,6 +244,21 @@ class GraphPanel(QWidget):
     def node_item(self, key: str) -> NodeItem | None:
         """The box drawn for node ``key`` (``None`` if there is none)."""
         return None if self._items is None else self._items.nodes.get(key)
+
+    def show_node(self, key: str) -> None:
+        """Select node ``key`` and bring it into view, zoomed in enough to read."""
+        self._session.select_node(key)
+        item = self.node_item(key)
+        if item is None:
+            return
+        self._view.bring_into_view(item)
+
+    def _shown_graph(self) -> Graph | None:
+        return self._session.snapshot.graph
+
+    def _focus_search(self) -> None:
+        self.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search.selectAll()
 
     def set_text_scale(self, scale: float) -> None:
         """Show the graph's text ``scale`` times its readable size (presentation mode)."""
@@ -285,7 +310,12 @@ class GraphPanel(QWidget):
             or items.structure_key != graph.structure_key
         ):
             items = self._rebuild(snapshot)
-        shown = (snapshot.result, snapshot.selected_step, snapshot.locked_scale)
+        shown = (
+            snapshot.result,
+            snapshot.selected_step,
+            snapshot.locked_scale,
+            snapshot.replay_state,
+        )
         if self._shown is None or shown[0] is not self._shown[0] or shown[1:] != self._shown[1:]:
             self._shown = shown
             grads = snapshot.paint
@@ -293,6 +323,7 @@ class GraphPanel(QWidget):
             items.update(graph, snapshot.graph_step, grads, self._view.visible_area())
             self._render_captions(snapshot, grads, layout.compact)
         items.select(snapshot.selected_node)
+        items.set_active(snapshot.replay_active_node)
 
     # -- rendering ---------------------------------------------------------------------
 

@@ -21,7 +21,13 @@ from PySide6.QtGui import (
     QTransform,
     QWheelEvent,
 )
-from PySide6.QtWidgets import QApplication, QGraphicsScene, QGraphicsView, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QGraphicsItem,
+    QGraphicsScene,
+    QGraphicsView,
+    QWidget,
+)
 
 from gui.widgets.node_item import NodeItem
 from gui.widgets.scene_style import NOWHERE, Area
@@ -99,6 +105,14 @@ class GraphView(QGraphicsView):
         """Fit the whole graph (``"fit"``) or fit it readably (``"initial"``)."""
         self.fit_mode = mode
         self._apply_fit()
+
+    def bring_into_view(self, item: QGraphicsItem) -> None:
+        """Centre ``item``, zooming in first when its text would be too small to read (a
+        big graph fitted whole); the user's own zoom otherwise stays."""
+        if self.transform().m11() < self.readable_scale():
+            self.fit_mode = None
+            self.set_zoom(self.readable_scale() / self._unit())
+        self.centerOn(item)
 
     def readable_scale(self) -> float:
         """The view scale (screen pixels per scene unit) at which the scene's smallest text

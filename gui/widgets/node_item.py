@@ -43,6 +43,7 @@ from gui.model.drawing.paint import CellStrip, box_fill, element_cells
 from gui.model.result import GraphNode, NodeFlow, TensorData
 from gui.widgets.scene_style import (
     ALIGN_CENTER,
+    LEGIBLE_TEXT_PX,
     NO_BRUSH,
     NO_PEN,
     Z_NODE,
@@ -402,8 +403,10 @@ class NodeItem(QGraphicsItem):
                     if part not in border:
                         painter.fillRect(_rect(part), brush)
                 painter.setRenderHint(ANTIALIASING, antialiased)
-        painter.setPen(self._text_pen)
         scale = self._text_scale
+        if painter.worldTransform().m11() * FONT_SIZE * scale < LEGIBLE_TEXT_PX:
+            return  # too small to read: the box's fill and its cells say enough
+        painter.setPen(self._text_pen)
         if scale != 1.0:
             centre = self._rect.center()
             painter.save()

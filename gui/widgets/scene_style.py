@@ -20,6 +20,11 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPen
 from gui.model.drawing.layout import FONT_SIZE
 from gui.model.tensor_format import text_width
 
+# Level of detail: text smaller than this many screen pixels is a grey smudge (a big graph
+# zoomed out to see its shape); boxes and edge labels skip it, which also keeps panning a
+# big graph fast.
+LEGIBLE_TEXT_PX = 3.5
+
 # The font the layout measured box widths in (tensor_format.text_width).
 FONT_FAMILY = "DejaVu Sans"
 # Stacking order: labels over the edges they sit on, boxes over both, the selected box on top.
