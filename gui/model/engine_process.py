@@ -28,8 +28,18 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 
 from gui.model import safety, wire
-from gui.model.request import Job, NewProgram, RunRequest, StopJob
-from gui.model.result import Answer, EngineReady, Explanation, Fresh, RunResult, failed_result
+from gui.model.request import Job, NewProgram, RunRequest, StopJob, SweepRequest
+from gui.model.result import (
+    Answer,
+    EngineReady,
+    EngineResult,
+    Explanation,
+    Fresh,
+    RunResult,
+    SweepResult,
+    failed_result,
+    failed_sweep,
+)
 
 STARTUP_TIMEOUT_SECONDS = 120.0
 # When the child enforces time limits itself, how much longer this side waits before it
@@ -153,6 +163,22 @@ class EngineProcess:
 
     def run(self, request: RunRequest) -> RunResult:
         """Run ``request`` with its time limit; never raises for problems in the user's code."""
+        result = self._exchange(request)
+        if isinstance(result, RunResult):
+            return result
+        return failed_result(explain_crash("The engine answered a run with a sweep."))
+
+    def sweep(self, request: SweepRequest) -> SweepResult:
+        """Run a sweep (the function view's curves) within its time limit, as one job."""
+        result = self._exchange(request)
+        if isinstance(result, SweepResult):
+            return result
+        # Stopped, crashed or refused before it ran: the engine said why, as a run.
+        return failed_sweep(request.leaf, request.index, result.error)
+
+    def _exchange(self, request: RunRequest | SweepRequest) -> EngineResult:
+        """Send ``request`` as a job and wait for its answer, within its time limit; a
+        failure of the engine (or code refused before it is sent) comes back as a run."""
         seed = request.program.seed
         refused = refusal(request.program.code)
         if refused is not None:
@@ -223,7 +249,7 @@ class EngineProcess:
                     self._fresh = None
                 continue
             if isinstance(message, Answer) and message.run_id == job.run_id:
-                if not isinstance(message.result, RunResult):
+                if not isinstance(message.result, RunResult | SweepResult):
                     raise TypeError("the engine answered something that is not a result")
                 return message
 

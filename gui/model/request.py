@@ -88,12 +88,30 @@ class RunRequest:
 
 
 @dataclass(frozen=True)
+class SweepRequest:
+    """Run ``program`` once per value in ``samples`` of element ``index`` (flat, row-major)
+    of leaf ``leaf``, each run the ordinary way, and keep the output and its derivative
+    with respect to that element (the function view's curves; :mod:`.engine.sweep`).
+
+    ``second_derivative`` also differentiates the derivative again (``create_graph``).
+    ``time_limit`` bounds the whole sweep, not each sample.
+    """
+
+    program: Program
+    leaf: str
+    index: int
+    samples: tuple[float, ...]
+    second_derivative: bool = False
+    time_limit: float = DEFAULT_TIME_LIMIT_SECONDS
+
+
+@dataclass(frozen=True)
 class Job:
     """One request on its way to the engine's process, numbered so that a late answer to
     an earlier job is never taken for this one's."""
 
     run_id: int
-    request: RunRequest
+    request: RunRequest | SweepRequest
 
 
 @dataclass(frozen=True)

@@ -117,6 +117,17 @@ def format_short(v: float) -> str:
     return f"{mantissa}{e}{exponent}"
 
 
+# Where two numbers are compared digit by digit (autograd's slope beside a finite
+# difference), four digits hide how they differ: float32 keeps about seven.
+PRECISE_DIGITS = 7
+
+
+def format_precise(v: float) -> str:
+    """A number with :data:`PRECISE_DIGITS` significant digits, for comparing two of them
+    (``6.750001`` against ``6.75``); everywhere else numbers show as :func:`format_number`."""
+    return f"{v:.{PRECISE_DIGITS}g}"
+
+
 def format_input(value: float, decimals: int) -> str:
     """A value the user sets (a slider's number box): with ``decimals`` decimals (its
     slider's grid), or more when fewer would change it. Inputs are never rounded to 4

@@ -76,6 +76,7 @@ def test_views_write_numbers_only_through_tensor_format() -> None:
         "model/views/grid_numbers.py",  # a slider range's settings ("-2 to 2, step 0.002")
         "model/explain/messages.py",  # seconds
         "model/views/status.py",  # seconds
+        "model/views/memory.py",  # sizes in bytes (KiB, MiB)
     }
     pattern = re.compile(r"\{[^{}]*:[-+ #0-9,]*\.[0-9]+[fgeE%]\}|\{[^{}]*:[0-9]*g\}")
     offenders = []

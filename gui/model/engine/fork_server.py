@@ -57,7 +57,14 @@ from gui.model.engine.jobs import (
 )
 from gui.model.os_wall import WallReport, apply_os_wall
 from gui.model.request import Job, NewProgram, StopJob
-from gui.model.result import Answer, EngineReady, Explanation, Fresh, RunResult, failed_result
+from gui.model.result import (
+    Answer,
+    EngineReady,
+    EngineResult,
+    Explanation,
+    Fresh,
+    failed_result,
+)
 
 # A spare that fails this many times in a row (before taking any job) means the sandbox
 # cannot start here: the server then answers every job with the reason instead.
@@ -438,7 +445,7 @@ class _Owner:
                 return 0
             self._notes.send(("idle",))
 
-    def _should_retire(self, result: RunResult) -> bool:
+    def _should_retire(self, result: EngineResult) -> bool:
         error = result.error
         if error is not None and error.kind in RETIRING_ERRORS:
             return True
@@ -450,7 +457,7 @@ class _Owner:
         return self._runs >= MAX_RUNS_PER_PROCESS or grown > MAX_GROWTH_BYTES
 
 
-def _refused(result: RunResult) -> bool:
+def _refused(result: EngineResult) -> bool:
     """Whether the program was refused (by the checks before it ran or the guard in it)."""
     return result.error is not None and result.error.kind == "unsafe-code"
 

@@ -10,12 +10,20 @@ import io
 import pickle
 from multiprocessing.connection import Connection
 from multiprocessing.reduction import ForkingPickler as _ForkingPickler
-from typing import Any
+from typing import Any, overload
 
 from gui.model import explain
 from gui.model.engine.budget import take_pickled
-from gui.model.request import Job, Program, RunRequest
-from gui.model.result import Answer, Explanation, RunResult, failed_result
+from gui.model.request import Job, Program, RunRequest, SweepRequest
+from gui.model.result import (
+    Answer,
+    EngineResult,
+    Explanation,
+    RunResult,
+    SweepResult,
+    failed_result,
+    failed_sweep,
+)
 
 # Room for tensors on top of what importing torch already reserved. Big enough for any
 # teaching example, small enough that ``torch.zeros(10**5, 10**5)`` fails at once.
@@ -35,12 +43,18 @@ WARM_UP_THE_REST_PROGRAM = (
 )
 
 
-def answer(request: RunRequest) -> RunResult:
+@overload
+def answer(request: RunRequest) -> RunResult: ...
+@overload
+def answer(request: SweepRequest) -> SweepResult: ...
+def answer(request: RunRequest | SweepRequest) -> EngineResult:
     """The engine's result, or the engine's own failure reported as a result.
 
     Problems in the user's code are already results; this only catches the engine's bugs
     (and allocation failures while copying results).
     """
+    if isinstance(request, SweepRequest):
+        return _sweep_answer(request)
     from gui.model.engine.run import run_program
 
     try:
@@ -51,7 +65,19 @@ def answer(request: RunRequest) -> RunResult:
         return failed_result(internal_error(exc), seed=request.program.seed)
 
 
-def send_answer(conn: Connection, job: Job, result: RunResult) -> None:
+def _sweep_answer(request: SweepRequest) -> SweepResult:
+    """The sweep's result, or the engine's own failure as a sweep without samples."""
+    from gui.model.engine.sweep import sweep_program
+
+    try:
+        return sweep_program(request)
+    except MemoryError:
+        return failed_sweep(request.leaf, request.index, explain.explain_runaway("memory"))
+    except Exception as exc:
+        return failed_sweep(request.leaf, request.index, internal_error(exc))
+
+
+def send_answer(conn: Connection, job: Job, result: EngineResult) -> None:
     """Send ``result``; a result that cannot be pickled becomes an engine error instead.
 
     A result the budget already pickled to measure it (:func:`.budget.take_pickled`: every
@@ -59,7 +85,7 @@ def send_answer(conn: Connection, job: Job, result: RunResult) -> None:
     """
     answer = Answer(job.run_id, result)
     try:
-        pickled = take_pickled(result)
+        pickled = take_pickled(result) if isinstance(result, RunResult) else None
         data = _ForkingPickler.dumps(answer) if pickled is None else _answer_bytes(answer, pickled)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError) as exc:
         # Pickled before anything is written, so the pipe is still clean here.

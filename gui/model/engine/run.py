@@ -27,7 +27,7 @@ import sys
 import time
 import typing
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from types import CodeType
@@ -663,11 +663,17 @@ def _compiled(code: str) -> tuple[tuple[CodeType, int], ...] | safety.CodeRefuse
     )
 
 
-def run_program(request: RunRequest) -> RunResult:
+# Looks at a finished run's live tensors (the output, the named leaves) before they go:
+# the function view's sweep (:mod:`.sweep`) differentiates a gradient once more there.
+Inspect = Callable[[torch.Tensor | None, dict[str, torch.Tensor]], None]
+
+
+def run_program(request: RunRequest, inspect: Inspect | None = None) -> RunResult:
     """Run ``request`` and return everything it produced as plain data.
 
     The program's own errors do not raise: they end the run and come back in
     ``RunResult.error``, explained, like everything else the learner should see.
+    ``inspect``, if given, is called after the backward calls of a run without error.
     """
     started = time.perf_counter()
     run = _Run(request)
@@ -696,7 +702,7 @@ def run_program(request: RunRequest) -> RunResult:
     # a run are dropped by the warning capture; the setting is put back after the run.
     torch.set_warn_always(True)
     try:
-        return _run_checked(run, program, request, statements, started)
+        return _run_checked(run, program, request, statements, started, inspect)
     finally:
         # Nothing of this program may wait in a library's cache for the next run (every
         # run ends here, so the next one starts with them empty).
@@ -721,6 +727,7 @@ def _run_checked(
     request: RunRequest,
     statements: tuple[tuple[CodeType, int], ...],
     started: float,
+    inspect: Inspect | None = None,
 ) -> RunResult:
     """The checked program's run, from pristine settings: its code, then the backward
     calls of the session."""
@@ -739,6 +746,8 @@ def _run_checked(
             error = run.run_session_steps(output, name, steps)
         if error is None and request.zero_grad_after:
             run.zero_leaf_grads()
+        if error is None and inspect is not None:
+            inspect(output, run.bindings.leaves())
         # After the steps: the first one on the output walked its graph before freeing it.
         graph = run.output_graph(output, name) if output is not None else None
     return _result(run, output, name, graph, error, started)
