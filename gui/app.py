@@ -33,6 +33,16 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+def _step_number(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a step number (1, 2, ...)") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("steps are numbered from 1")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="autograd-explorer",
@@ -55,6 +65,12 @@ def _parser() -> argparse.ArgumentParser:
         "--screenshot",
         metavar="PNG",
         help="open the window offscreen at 1280x720, wait for the result, save it as PNG, exit",
+    )
+    parser.add_argument(
+        "--step",
+        metavar="N",
+        type=_step_number,
+        help="the lesson at its step N (from 1): the window, --screenshot, --export, --report",
     )
     parser.add_argument(
         "--time-limit",
@@ -131,11 +147,11 @@ def _run(args: argparse.Namespace) -> int:
             return 2
         from gui.headless import export_session
 
-        return export_session(args.session, args.export, time_limit=args.time_limit)
+        return export_session(args.session, args.export, time_limit=args.time_limit, step=args.step)
     if args.report:
         from gui.headless import summarize
 
-        return summarize(args.session, time_limit=args.time_limit)
+        return summarize(args.session, time_limit=args.time_limit, step=args.step)
     if args.screenshot is not None:
         # Before Qt loads: a screenshot needs no screen.
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -148,5 +164,9 @@ def _run(args: argparse.Namespace) -> int:
     from gui.window_app import run_window
 
     return run_window(
-        args.session, screenshot=args.screenshot, time_limit=args.time_limit, engine=engine
+        args.session,
+        screenshot=args.screenshot,
+        time_limit=args.time_limit,
+        engine=engine,
+        step=args.step,
     )

@@ -18,9 +18,11 @@ import pytest
 
 from gui.model import nested
 from gui.model.engine.run import run_program
-from gui.model.request import RunRequest
+from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS, RunRequest
 from gui.model.result import RunResult, TensorData
 from gui.model.session import load_session
+from gui.model.session.lesson_steps import state_at
+from gui.model.session.state import SessionState
 from gui.model.tensor_format import format_number
 from gui.resources import lesson_paths
 
@@ -84,3 +86,36 @@ def nearest(written: str, shown: set[str]) -> str:
     target = float(written)
     candidates = [s for s in shown if re.fullmatch(r"-?\d+\.?\d*(e[-+]\d+)?", s)]
     return min(candidates, key=lambda s: abs(float(s) - target), default="none")
+
+
+def lesson_steps_with_notes() -> list[tuple[Path, int]]:
+    """(lesson, step index) for every step note of every shipped lesson."""
+    return [
+        (path, index)
+        for path in lesson_paths()
+        for index, step in enumerate(load_session(path).lesson.steps)
+        if step.note
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("path", "index"), lesson_steps_with_notes(), ids=lambda v: getattr(v, "stem", str(v))
+)
+def test_numbers_in_a_step_note_are_the_apps_at_that_step(path: Path, index: int) -> None:
+    # A step's note sits beside the window as it is after that step: its numbers are the
+    # app's for the state the steps so far make (code, values, gradient, presses).
+    document = load_session(path)
+    state = state_at(SessionState(document), document.lesson.steps, index)
+    shown = shown_numbers(run_program(state.request(DEFAULT_TIME_LIMIT_SECONDS)))
+    typed = {float(v) for values in state.program.values.values() for v in nested.flatten(values)}
+    note = document.lesson.steps[index].note or ""
+    for written in DECIMAL.findall(note):
+        if significant_digits(written) < SIGNIFICANT_FOR_A_CHECK:
+            continue
+        if any(math.isclose(float(written), v, rel_tol=0, abs_tol=1e-12) for v in typed):
+            continue
+        assert written in shown, (
+            f"{path.name}, step {index + 1}: the note says {written}, which is not a number "
+            f"the app shows at that step (nearest: {nearest(written, shown)})"
+        )

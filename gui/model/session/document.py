@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS, Program, RunRequest
+from gui.model.session.lesson import LessonExtras
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,8 @@ class Document:
     # the first result's, rounded up: see Session.set_scale_lock).
     scale_lock: bool = False
     locked_scale: float | None = None
+    # A lesson's "Try this" prompts and steps (docs: "Lessons: prompts and steps").
+    lesson: LessonExtras = field(default_factory=LessonExtras)
 
     def request(self, time_limit: float = DEFAULT_TIME_LIMIT_SECONDS) -> RunRequest:
         """What to ask the engine for to run this document as it is."""

@@ -41,8 +41,9 @@ from typing import Any, TypeVar
 
 from gui.model.request import DEFAULT_SEED, BackwardStep, Program
 from gui.model.result import NestedValues
-from gui.model.session import file_io
+from gui.model.session import file_io, lesson_format
 from gui.model.session.document import Document
+from gui.model.session.lesson import LessonExtras
 
 FORMAT = "autograd-explorer/1"
 APP_NAME = "Autograd Explorer"
@@ -83,6 +84,7 @@ _TOP_FIELDS = {
     "retain_grad",
     "scale_lock",
     "locked_scale",
+    *lesson_format.FIELDS,
 }
 _STEP_FIELDS = {"gradient", "retain_graph", "zero_grad", "create_graph"}
 # A JSON string (escapes included), to skip brackets inside strings when measuring nesting.
@@ -393,8 +395,29 @@ def session_from_dict(data: dict[str, Any]) -> Document:
     )
     scale_lock, locked_scale = _scale_lock(data)
     return Document(
-        program, title, _optional_text(data, "notes", MAX_NOTES_CHARS), scale_lock, locked_scale
+        program,
+        title,
+        _optional_text(data, "notes", MAX_NOTES_CHARS),
+        scale_lock,
+        locked_scale,
+        _lesson(data),
     )
+
+
+def _lesson(data: dict[str, Any]) -> LessonExtras:
+    """A lesson's prompts and steps, checked with this module's own field checks."""
+    checks = lesson_format.FieldChecks(
+        numbers=_numbers,
+        name=_name,
+        duplicate=_refuse_duplicate,
+        kind=_kind,
+        shown=_shown,
+        max_code_chars=MAX_CODE_CHARS,
+    )
+    try:
+        return lesson_format.lesson_from_dict(data, checks)
+    except lesson_format.LessonFieldError as exc:
+        raise SessionFileError(str(exc)) from None
 
 
 def _scale_lock(data: dict[str, Any]) -> tuple[bool, float | None]:
@@ -669,6 +692,7 @@ def session_to_dict(document: Document) -> dict[str, Any]:
         data["scale_lock"] = True
         if document.locked_scale is not None:
             data["locked_scale"] = document.locked_scale
+    data.update(lesson_format.lesson_to_dict(document.lesson, encode_numbers))
     return data
 
 
