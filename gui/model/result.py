@@ -107,6 +107,24 @@ class Explanation:
 
 
 @dataclass(frozen=True)
+class SavedStorage:
+    """Where one saved tensor's numbers live: what keeping it keeps in memory.
+
+    ``storage`` numbers the distinct storages of one graph (``0, 1, 2...``, local to the
+    result: two saved tensors with the same number share their memory). ``storage_bytes``
+    is the whole storage, which the saved tensor keeps alive; ``own_bytes`` the tensor's
+    own elements (fewer for a view of a bigger tensor, ``x[0]``). ``by_value`` marks a
+    Python number torch wrapped into a tensor (``x * 2``): torch keeps it by value, outside
+    the saved-tensor machinery, so it is not counted.
+    """
+
+    storage: int
+    storage_bytes: int
+    own_bytes: int
+    by_value: bool = False
+
+
+@dataclass(frozen=True)
 class SavedValue:
     """One thing a backward node saved during the forward pass (``_saved_<name>``).
 
@@ -120,6 +138,8 @@ class SavedValue:
     value: Any = None
     refers_to: str | None = None
     freed: bool = False
+    # Where the saved tensor's numbers live (one entry per tensor of a saved list).
+    memory: tuple[SavedStorage, ...] = ()
 
 
 NodeKind = Literal["function", "leaf", "constant", "saved", "output"]
@@ -145,6 +165,9 @@ class GraphNode:
     saved: tuple[SavedValue, ...] = ()
     owner: str | None = None
     output_count: int = 1
+    # A leaf's storage, numbered as its graph's saved tensors' (``SavedStorage.storage``):
+    # a saved tensor with the same number is the leaf or a view of it.
+    storage: int | None = None
 
 
 @dataclass(frozen=True)
@@ -329,11 +352,39 @@ class RunResult:
 
 
 @dataclass(frozen=True)
+class SweepResult:
+    """A program run at many values of one leaf element (the function view's curves).
+
+    ``xs[k]`` is the element's value in sample ``k``; ``values[k]`` the output there (``v . y``
+    for a non-scalar output), ``slopes[k]`` its derivative with respect to the element and
+    ``curvatures[k]`` the second derivative (empty when not asked for or not possible:
+    ``note`` says why). ``None`` marks a sample that failed (a gap in the curve); ``error``
+    explains the first failure. ``done`` counts the samples run (fewer than ``xs`` when the
+    time limit stopped the sweep: ``note`` says so).
+    """
+
+    leaf: str
+    index: int
+    xs: tuple[float, ...]
+    values: tuple[float | None, ...]
+    slopes: tuple[float | None, ...]
+    curvatures: tuple[float | None, ...] = ()
+    error: Explanation | None = None
+    note: str | None = None
+    done: int = 0
+    elapsed_seconds: float = 0.0
+
+
+# What the engine answers: a run, or a sweep of runs (:class:`gui.model.request.SweepRequest`).
+EngineResult = RunResult | SweepResult
+
+
+@dataclass(frozen=True)
 class Answer:
     """The engine's answer to job ``run_id`` (:class:`gui.model.request.Job`)."""
 
     run_id: int
-    result: RunResult
+    result: RunResult | SweepResult
 
 
 @dataclass(frozen=True)
@@ -376,3 +427,10 @@ def failed_result(error: Explanation, seed: int = 0, elapsed: float = 0.0) -> Ru
         seed=seed,
         elapsed_seconds=elapsed,
     )
+
+
+def failed_sweep(
+    leaf: str, index: int, error: Explanation | None, note: str | None = None
+) -> SweepResult:
+    """A sweep that produced no sample: only why."""
+    return SweepResult(leaf=leaf, index=index, xs=(), values=(), slopes=(), error=error, note=note)

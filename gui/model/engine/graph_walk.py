@@ -17,8 +17,9 @@ from typing import Any
 
 import torch
 
+from gui.model.engine.saved_memory import StorageLedger
 from gui.model.engine.tensors import tensor_data
-from gui.model.result import Graph, GraphEdge, GraphNode, SavedValue
+from gui.model.result import Graph, GraphEdge, GraphNode, SavedStorage, SavedValue
 
 MAX_FUNCTION_NODES = 5000
 
@@ -56,8 +57,11 @@ class WalkedGraph:
     functions: dict[str, Any]  # key -> torch.autograd.graph.Node
 
 
-def _leaf_node(key: str, variable: torch.Tensor, naming: Naming) -> GraphNode:
+def _leaf_node(
+    key: str, variable: torch.Tensor, naming: Naming, ledger: StorageLedger
+) -> GraphNode:
     var = naming.name_of_tensor(variable)
+    storage = ledger.storage_of(variable)
     return GraphNode(
         key=key,
         name="AccumulateGrad",
@@ -65,6 +69,7 @@ def _leaf_node(key: str, variable: torch.Tensor, naming: Naming) -> GraphNode:
         kind="leaf",
         var=var,
         value=tensor_data(variable),
+        storage=None if storage is None else storage.storage,
     )
 
 
@@ -84,12 +89,13 @@ def walk_graph(root: torch.Tensor, naming: Naming, output_label: str | None) -> 
     edges: list[GraphEdge] = []
     functions: dict[str, Any] = {}
     out_label = output_label or "output"
+    ledger = StorageLedger()  # numbers the storages of saved tensors and leaves
     output_node = GraphNode(
         key="output", name="output", label=out_label, kind="output", value=tensor_data(root)
     )
     if root.grad_fn is None:
         if root.requires_grad:  # a leaf differentiated directly: d x / d x
-            leaf = _leaf_node("0:AccumulateGrad", root, naming)
+            leaf = _leaf_node("0:AccumulateGrad", root, naming, ledger)
             nodes.append(leaf)
             edges.append(GraphEdge(leaf.key, "output", kind="output"))
             nodes.append(output_node)
@@ -116,8 +122,8 @@ def walk_graph(root: torch.Tensor, naming: Naming, output_label: str | None) -> 
     while queue:
         fn = queue.popleft()
         key = keys[id(fn)]
-        saved = _read_saved(fn, naming)
-        nodes.extend(_function_nodes(key, fn, naming, saved))
+        saved = _read_saved(fn, naming, ledger)
+        nodes.extend(_function_nodes(key, fn, naming, saved, ledger))
         for index, (child, _nr) in enumerate(fn.next_functions):
             if child is None:
                 nodes.append(_constant_node(key, index, saved))
@@ -134,12 +140,12 @@ def walk_graph(root: torch.Tensor, naming: Naming, output_label: str | None) -> 
 
 
 def _function_nodes(
-    key: str, fn: Any, naming: Naming, saved: Mapping[str, SavedValue]
+    key: str, fn: Any, naming: Naming, saved: Mapping[str, SavedValue], ledger: StorageLedger
 ) -> list[GraphNode]:
     """The node for ``fn`` itself, followed by one node per tensor it saved."""
     class_name = type(fn).__name__
     if class_name == "AccumulateGrad":
-        return [_leaf_node(key, fn.variable, naming)]
+        return [_leaf_node(key, fn.variable, naming, ledger)]
     recorded = naming.values.get(id(fn), ())
     names = [naming.outputs.get((id(fn), nr)) for nr in range(max(len(recorded), 1))]
     var = ", ".join(n for n in names if n) or None
@@ -217,8 +223,9 @@ def _saved_attributes(node_type: type) -> tuple[str, ...]:
     return names
 
 
-def _read_saved(fn: Any, naming: Naming) -> dict[str, SavedValue]:
-    """Everything ``fn`` saved for backward, by name without the ``_saved_`` prefix."""
+def _read_saved(fn: Any, naming: Naming, ledger: StorageLedger) -> dict[str, SavedValue]:
+    """Everything ``fn`` saved for backward, by name without the ``_saved_`` prefix, with
+    where its tensors' numbers live (``ledger`` numbers the storages)."""
     result: dict[str, SavedValue] = {}
     for attr in _saved_attributes(type(fn)):
         name = attr.removeprefix("_saved_")
@@ -227,16 +234,23 @@ def _read_saved(fn: Any, naming: Naming) -> dict[str, SavedValue]:
         except RuntimeError:  # freed by an earlier backward without retain_graph
             result[name] = SavedValue(name=name, freed=True)
             continue
-        result[name] = _saved_value(name, raw, naming)
+        result[name] = _saved_value(name, raw, naming, ledger.storages_of(raw))
     return result
 
 
-def _saved_value(name: str, raw: object, naming: Naming) -> SavedValue:
+def _saved_value(
+    name: str, raw: object, naming: Naming, memory: tuple[SavedStorage, ...]
+) -> SavedValue:
     if isinstance(raw, torch.Tensor):
-        return SavedValue(name=name, tensor=tensor_data(raw), refers_to=naming.name_of_tensor(raw))
+        return SavedValue(
+            name=name,
+            tensor=tensor_data(raw),
+            refers_to=naming.name_of_tensor(raw),
+            memory=memory,
+        )
     if raw is None:
         return SavedValue(name=name, value=None)
-    return SavedValue(name=name, value=_plain(raw))
+    return SavedValue(name=name, value=_plain(raw), memory=memory)
 
 
 def _plain(raw: object) -> object:
