@@ -29,6 +29,7 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
 from gui.model import result, wire
+from gui.model.child_start import main_module_hidden
 from gui.model.drawing import layout, layout_worker, worker_start
 from gui.model.drawing.layout import GraphLayout
 from gui.model.drawing.layout_worker import (
@@ -280,7 +281,8 @@ class LayoutProcess:
             daemon=True,
             name="autograd-layout",
         )
-        process.start()
+        with main_module_hidden():  # explore() runs inside a user's script: never re-run it
+            process.start()
         child.close()
         self._process, self._conn, self._ready = process, parent, None
 
