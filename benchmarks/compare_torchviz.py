@@ -22,6 +22,12 @@ and the ratios app tick ÷ each torchviz way (below 1: the app is faster). torch
 the whole picture (a new layout each time); the tick re-runs the program with backward and
 Jacobians and updates every panel, but never lays the graph out again.
 
+``--sizes [N ...]`` prints instead the table by graph size (default 100, 500, 2000 and
+5000 function nodes, unrolled chains of plain torch code): time to first picture and
+value-only refresh for the app and for torchviz in the same run, each size capped
+(``--cap SECONDS``, default 120: past it the size says "over cap" and the table goes on);
+see ``torchviz_sizes.py``.
+
 The torchviz side builds the torch graph in this process (a benchmark may import torch;
 the app's packages never do: the window's engine runs in its own process).
 """
@@ -41,6 +47,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import torchviz_sizes
 import window_speed
 
 try:
@@ -145,7 +152,28 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=100, help="ticks and drawings per case")
     parser.add_argument("--cases", nargs="*", help="only cases whose name contains one of these")
+    parser.add_argument(
+        "--sizes",
+        nargs="*",
+        type=int,
+        metavar="N",
+        help="the table by graph size instead, for these numbers of function nodes "
+        f"(none given: {' '.join(map(str, torchviz_sizes.DEFAULT_SIZES))})",
+    )
+    parser.add_argument(
+        "--cap",
+        type=float,
+        default=torchviz_sizes.DEFAULT_CAP_SECONDS,
+        help="with --sizes: seconds a first picture may take before it counts as over cap",
+    )
+    parser.add_argument(
+        "--ticks", type=int, default=30, help="with --sizes: app slider ticks per size"
+    )
     args = parser.parse_args()
+    if args.sizes is not None:
+        sizes = args.sizes or list(torchviz_sizes.DEFAULT_SIZES)
+        torchviz_sizes.sizes_report(sizes, args.ticks, min(args.runs, 5), args.cap)
+        return
     has_dot = shutil.which("dot") is not None
 
     bench = window_speed.build_window()

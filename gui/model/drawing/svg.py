@@ -23,6 +23,7 @@ from gui.model.drawing.colors import (
     diverging_color,
     text_color_on,
 )
+from gui.model.drawing.dot_reader import read_dot
 from gui.model.drawing.layout import (
     CELLS_FONT_SIZE,
     CELLS_GAP,
@@ -30,7 +31,7 @@ from gui.model.drawing.layout import (
     FONT_SIZE,
     MIN_CELL_WIDTH,
     PAD_X,
-    build_agraph,
+    dot_source,
     has_cells,
     is_compact,
     node_lines,
@@ -210,6 +211,52 @@ def _legend(
     return f'<<TABLE BORDER="0" CELLSPACING="2" CELLPADDING="0">{body}</TABLE>>'
 
 
+def svg_dot(
+    graph: Graph,
+    step: StepRecord | None,
+    leaf_grads: Mapping[str, TensorData | None],
+    shown_step: StepRecord | None = None,
+    locked_scale: float | None = None,
+) -> str:
+    """The DOT text :func:`render_svg` hands to Graphviz: every box's label, colours and
+    styles and the legend, not yet laid out (the parameters are :func:`render_svg`'s).
+
+    Exported as ``graph.dot``: ``dot -Tsvg graph.dot`` draws the exported picture again,
+    and the text can be restyled or laid out by any Graphviz tool. Building it needs no
+    Graphviz, so the window's process may call it.
+    """
+    compact = is_compact(graph)
+    names = {node.key: f"n{i}" for i, node in enumerate(graph.nodes)}
+    grads = gradients(graph, step, leaf_grads, shown_step, locked_scale)
+    has_gradients = grads.any
+    return dot_source(
+        graph,
+        names,
+        node_attrs={n.key: _node_attrs(n, grads, compact, step) for n in graph.nodes},
+        edge_attrs={
+            i: _edge_attrs(e, grads.edges[i], grads.scale, compact)
+            for i, e in enumerate(graph.edges)
+        },
+        link_attrs={
+            "style": "dotted",
+            "color": LINK_COLOR,
+            "arrowhead": "none",
+            "penwidth": "1.2",
+        },
+        graph_attrs={
+            "fontname": FONT_NAME,
+            "fontsize": str(FONT_SIZE),
+            "labelloc": "b",
+            "pad": "0.2",
+            "bgcolor": "white",
+            "outputorder": "edgesfirst",
+            "label": _legend(graph, step, grads.scale, has_gradients, compact, grads.beyond),
+        },
+        node_defaults={"fontname": FONT_NAME, "height": "0"},
+        edge_defaults={"fontname": FONT_NAME, "fontsize": str(EDGE_FONT_SIZE)},
+    )
+
+
 def render_svg(
     graph: Graph,
     step: StepRecord | None,
@@ -242,36 +289,7 @@ def render_svg(
         The SVG text. Graphs above :data:`~gui.model.drawing.layout.COMPACT_NODE_LIMIT` nodes get
         title-only boxes and no edge labels so they still render in seconds.
     """
-    compact = is_compact(graph)
-    names = {node.key: f"n{i}" for i, node in enumerate(graph.nodes)}
-    grads = gradients(graph, step, leaf_grads, shown_step, locked_scale)
-    has_gradients = grads.any
-    g = build_agraph(
-        graph,
-        names,
-        node_attrs={n.key: _node_attrs(n, grads, compact, step) for n in graph.nodes},
-        edge_attrs={
-            i: _edge_attrs(e, grads.edges[i], grads.scale, compact)
-            for i, e in enumerate(graph.edges)
-        },
-        link_attrs={
-            "style": "dotted",
-            "color": LINK_COLOR,
-            "arrowhead": "none",
-            "penwidth": "1.2",
-        },
-        graph_attrs={
-            "fontname": FONT_NAME,
-            "fontsize": str(FONT_SIZE),
-            "labelloc": "b",
-            "pad": "0.2",
-            "bgcolor": "white",
-            "outputorder": "edgesfirst",
-            "label": _legend(graph, step, grads.scale, has_gradients, compact, grads.beyond),
-        },
-        node_defaults={"fontname": FONT_NAME, "height": "0"},
-        edge_defaults={"fontname": FONT_NAME, "fontsize": str(EDGE_FONT_SIZE)},
-    )
+    g = read_dot(svg_dot(graph, step, leaf_grads, shown_step, locked_scale))
     # layout() then draw() rather than draw(prog="dot"): the latter prints a "may take a long
     # time" warning to stderr for graphs over 1000 nodes.
     g.layout(prog="dot")

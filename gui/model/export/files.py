@@ -1,11 +1,15 @@
-"""Write the three export files for one result: ``result.json``, ``script.py``, ``graph.svg``.
+"""Write the export files for one result: ``result.json``, ``script.py``, ``graph.svg`` and
+``graph.dot`` (the pictures drawn with Qt, ``graph.png`` and ``plots.png``, are written by
+:mod:`gui.picture_export`, from the SVG :func:`write_export` returns).
 
 The window's File > Export and the command line's ``--export`` (:mod:`gui.headless`) both
 call :func:`write_export`, so they write the same files. The SVG is drawn by the layout
 worker (:mod:`gui.model.drawing.layout_process`): Graphviz runs there with a time limit and
 a memory limit (a big loop's SVG once took 19 GB), and a graph over the size limits
 (:mod:`gui.model.drawing.limits`) is not drawn at all. When there is no picture the SVG
-says why, in the words the window uses.
+says why, in the words the window uses. ``graph.dot`` is the text Graphviz is handed for
+that SVG (:func:`~gui.model.drawing.svg.svg_dot`): built without Graphviz, so it is written
+for graphs too big to draw as well.
 
 Each file is written atomically (:func:`gui.model.session.file_io.write_atomically`): a
 named pipe in a file's place is refused at once (opening it to write blocked until
@@ -26,6 +30,7 @@ from gui.model.drawing.layout_process import (
 )
 from gui.model.drawing.limits import too_big
 from gui.model.drawing.paint import step_for_graph
+from gui.model.drawing.svg import svg_dot
 from gui.model.export.result_json import result_document
 from gui.model.result import Explanation, RunResult
 
@@ -41,21 +46,29 @@ def write_export(
     out_dir: Path,
     layouts: LayoutProcess | None = None,
     locked_scale: float | None = None,
-) -> None:
-    """Write the three export files into ``out_dir`` (created if needed).
+) -> str:
+    """Write the export files into ``out_dir`` (created if needed); return the SVG text.
 
     ``layouts`` draws the SVG (default: this process's layout worker); ``locked_scale``
-    is the window's locked colour scale, if locked.
+    is the window's locked colour scale, if locked. The SVG is returned so that the PNG
+    of the graph is drawn from the very text written (:mod:`gui.picture_export`).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     document = result_document(result)
     _write(out_dir / "result.json", json.dumps(document, indent=2, allow_nan=False) + "\n")
     _write(out_dir / "script.py", script)
-    _write(out_dir / "graph.svg", graph_svg(result, layouts, locked_scale))
+    svg = graph_svg(result, layouts, locked_scale)
+    _write(out_dir / "graph.svg", svg)
+    _write(out_dir / "graph.dot", graph_dot(result, locked_scale))
+    return svg
 
 
 def _write(path: Path, text: str) -> None:
-    """Replace the file ``path`` with ``text`` (UTF-8), atomically; raises ``OSError``
+    write_export_file(path, text.encode("utf-8"))
+
+
+def write_export_file(path: Path, data: bytes) -> None:
+    """Replace the file ``path`` with ``data``, atomically; raises ``OSError``
     (:class:`~gui.model.session.file_io.NotARegularFile` for a pipe, folder or device).
 
     ``write_atomically`` follows links, as saving a session through one should; an export
@@ -66,7 +79,7 @@ def _write(path: Path, text: str) -> None:
 
     if path.is_symlink():
         path.unlink()
-    write_atomically(path, text.encode("utf-8"))
+    write_atomically(path, data)
 
 
 def graph_svg(
@@ -89,6 +102,23 @@ def graph_svg(
         return explanation_svg(unavailable.explanation)
 
 
+def graph_dot(result: RunResult, locked_scale: float | None = None) -> str:
+    """The DOT text of ``result``'s graph as :func:`graph_svg` draws it (same labels,
+    colours and legend), or a graph whose label says why there is none."""
+    graph = result.graph
+    if graph is None:
+        return message_dot(NO_GRAPH_TEXT)
+    grads = {name: result.tensors[name].grad for name in result.leaves}
+    last = result.steps[-1] if result.steps else None
+    return svg_dot(graph, step_for_graph(result), grads, last, locked_scale) + "\n"
+
+
+def message_dot(text: str) -> str:
+    """A DOT graph with no nodes whose label is ``text``."""
+    quoted = text.replace("\\", "\\\\").replace('"', '\\"')
+    return f'digraph autograd {{\nlabel="{quoted}";\n}}\n'
+
+
 def explanation_svg(explanation: Explanation) -> str:
     """An SVG that says why the graph is not drawn: the message, then the explanation."""
     return message_svg([explanation.message, explanation.explanation])
@@ -102,14 +132,17 @@ def message_svg(paragraphs: list[str]) -> str:
     lines = lines[:-1]
     line_height = 20
     height = 24 + line_height * len(lines)
-    spans = "".join(
-        f'<tspan x="12" dy="{line_height if i else 0}">{escape(line)}</tspan>'
+    # One <text> per line at its own y: SVG Tiny renderers (Qt's, which draws graph.png)
+    # ignore a <tspan>'s x and dy and would run the lines together.
+    texts = "".join(
+        f'<text x="12" y="{30 + i * line_height}" font-family="sans-serif" font-size="14">'
+        f"{escape(line)}</text>"
         for i, line in enumerate(lines)
+        if line
     )
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{MESSAGE_WIDTH}" height="{height}" '
-        f'viewBox="0 0 {MESSAGE_WIDTH} {height}">'
-        f'<text x="12" y="30" font-family="sans-serif" font-size="14">{spans}</text></svg>\n'
+        f'viewBox="0 0 {MESSAGE_WIDTH} {height}">{texts}</svg>\n'
     )
 
 

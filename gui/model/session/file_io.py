@@ -118,7 +118,9 @@ def read_regular_file(path: str | os.PathLike[str], limit: int) -> bytes:
 
 # The files an export writes into its folder (gui/model/export/files.py, write_export),
 # for its callers to check first with check_targets.
-EXPORT_FILES = ("result.json", "script.py", "graph.svg")
+EXPORT_FILES = ("result.json", "script.py", "graph.svg", "graph.dot")
+# The pictures drawn from them with Qt (gui/picture_export.py), checked the same way.
+PICTURE_FILES = ("graph.png", "plots.png")
 
 
 def check_targets(folder: str | os.PathLike[str], names: Iterable[str]) -> None:

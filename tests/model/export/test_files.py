@@ -69,6 +69,11 @@ def test_message_svg_wraps_and_escapes() -> None:
     words = Explanation("k", "a < b & " + "word " * 60, "why", "fix")
     svg = message_svg([words.message, words.explanation])
     root = ET.fromstring(svg)
-    lines = [t.text or "" for t in root.iter(f"{SVG}tspan")]
+    texts = list(root.iter(f"{SVG}text"))
+    lines = [t.text or "" for t in texts]
     assert lines[0].startswith("a < b &") and all(len(line) <= 80 for line in lines)
-    assert lines[-1] == "why" and lines[-2] == ""
+    # One text per line, each at its own height (Qt's SVG renderer ignores tspan offsets),
+    # and a blank line's gap between the paragraphs.
+    ys = [float(t.attrib["y"]) for t in texts]
+    assert ys == sorted(set(ys))
+    assert lines[-1] == "why" and ys[-1] - ys[-2] == 2 * (ys[1] - ys[0])
