@@ -1,8 +1,11 @@
 """The command line without a window: ``--export DIR`` and ``--report``.
 
-Both run one session through the engine process and never import Qt, so they work on a
-server or in CI without a display or GL libraries. ``--export`` writes ``result.json``,
-``script.py`` and ``graph.svg``; ``--report`` prints the numbers to the terminal.
+Both run one session through the engine process without a window, so they work on a
+server or in CI without a display; only the export's two PNGs load Qt (offscreen), after
+everything else is written. ``--export`` writes ``result.json``,
+``script.py``, ``graph.svg`` and ``graph.dot``, then loads Qt (offscreen) for
+``graph.png`` and ``plots.png`` (:mod:`gui.picture_export`); ``--report`` prints the
+numbers to the terminal.
 """
 
 from __future__ import annotations
@@ -17,9 +20,9 @@ from gui.model.export.files import write_export
 from gui.model.export.script import plain_script
 from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS, Program, RunRequest
 from gui.model.result import RunResult
-from gui.model.session import Document, SessionFileError
+from gui.model.session import Document, SessionFileError, lesson_steps
 from gui.model.session.file_format import READ_TIMEOUT_SECONDS, load_session_within
-from gui.model.session.file_io import EXPORT_FILES, check_targets
+from gui.model.session.file_io import EXPORT_FILES, PICTURE_FILES, check_targets
 from gui.model.tensor_format import format_tensor
 from gui.resources import default_lesson
 
@@ -75,13 +78,17 @@ def run_once(document: Document, time_limit: float) -> RunResult:
         engine.close()
 
 
-def _read(session_path: str, stderr: TextIO) -> Document | None:
-    """The session at ``session_path``, or ``None`` after one line on ``stderr``."""
+def _read(session_path: str, stderr: TextIO, step: int | None = None) -> Document | None:
+    """The session at ``session_path`` as the window shows it at lesson step ``step``
+    (``None``: as it opens), or ``None`` after one line on ``stderr``."""
     try:
-        return load_session_within(session_path, READ_TIMEOUT_SECONDS)
+        document = load_session_within(session_path, READ_TIMEOUT_SECONDS)
+        return lesson_steps.document_at(document, step)
     except SessionFileError as exc:
         _one_line(f"error: {exc}", stderr)
-        return None
+    except ValueError as exc:  # a step the lesson does not have
+        _one_line(f"error: {session_path}: {exc}", stderr)
+    return None
 
 
 def export_session(
@@ -89,9 +96,11 @@ def export_session(
     out_dir: str,
     time_limit: float = DEFAULT_TIME_LIMIT_SECONDS,
     stderr: TextIO = sys.stderr,
+    step: int | None = None,
 ) -> int:
-    """Run ``session_path`` headless into ``out_dir``; return the process exit status."""
-    document = _read(session_path, stderr)
+    """Run ``session_path`` headless into ``out_dir`` (at lesson step ``step``); return
+    the process exit status."""
+    document = _read(session_path, stderr, step)
     if document is None:
         return EXIT_BAD_INPUT
     refused = refusal(document.program.code)
@@ -102,7 +111,7 @@ def export_session(
     try:
         # Before running: a named pipe in a file's place would block the write forever,
         # and a folder there cannot be written either (the run would be wasted).
-        check_targets(out_dir, EXPORT_FILES)
+        check_targets(out_dir, (*EXPORT_FILES, *PICTURE_FILES))
     except OSError as exc:
         print(f"error: cannot write to {out_dir}: {exc.strerror or exc}", file=stderr)
         return EXIT_CANNOT_WRITE
@@ -112,7 +121,28 @@ def export_session(
         print(ENGINE_DID_NOT_START, file=stderr)
         return EXIT_CANNOT_RUN
     try:
-        write_export(result, plain_script(document.program, result), Path(out_dir))
+        svg = write_export(result, plain_script(document.program, result), Path(out_dir))
+    except OSError as exc:
+        print(f"error: cannot write to {out_dir}: {exc.strerror or exc}", file=stderr)
+        return EXIT_CANNOT_WRITE
+    return _export_pictures(Path(out_dir), svg, document, result, stderr)
+
+
+def _export_pictures(
+    out_dir: Path, svg: str, document: Document, result: RunResult, stderr: TextIO
+) -> int:
+    """``graph.png`` and ``plots.png``, drawn with Qt offscreen (no screen needed); where
+    Qt cannot load, the other files stand and one warning line says so."""
+    try:
+        # Here, not at the top: --report and the engine's child never load Qt.
+        from gui.picture_export import PictureError, export_pictures
+    except ImportError as exc:
+        _one_line(f"warning: graph.png and plots.png not written: Qt did not load ({exc})", stderr)
+        return EXIT_OK
+    try:
+        export_pictures(out_dir, svg, document, result)
+    except PictureError as exc:
+        _one_line(f"warning: graph.png and plots.png not written: {exc}", stderr)
     except OSError as exc:
         print(f"error: cannot write to {out_dir}: {exc.strerror or exc}", file=stderr)
         return EXIT_CANNOT_WRITE
@@ -160,10 +190,12 @@ def summarize(
     time_limit: float = DEFAULT_TIME_LIMIT_SECONDS,
     stdout: TextIO = sys.stdout,
     stderr: TextIO = sys.stderr,
+    step: int | None = None,
 ) -> int:
-    """Run the session at ``path`` (default: the welcome lesson) and print :func:`report`."""
+    """Run the session at ``path`` (default: the welcome lesson; at lesson step ``step``)
+    and print :func:`report`."""
     session_path = path or str(default_lesson())
-    document = _read(session_path, stderr)
+    document = _read(session_path, stderr, step)
     if document is None:
         return EXIT_BAD_INPUT
     try:

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication
 
 from gui.model.drawing.layout_process import unstarted_layout_process
 from gui.model.engine_process import EngineProcess
-from gui.model.session import Session, SessionFileError, Snapshot, load_session
+from gui.model.session import Session, SessionFileError, Snapshot, lesson_steps, load_session
 from gui.model.session.autosave import Autosave, data_dir, find_unsaved
 from gui.model.session.file_format import READ_TIMEOUT_SECONDS, load_session_within
 from gui.model.session.file_io import file_kind, write_atomically
@@ -161,11 +161,13 @@ def run_window(
     screenshot: str | None = None,
     time_limit: float = 1.5,
     engine: EngineProcess | None = None,
+    step: int | None = None,
 ) -> int:
     """Open the window on ``path`` (or the welcome lesson) and run until it closes.
 
     ``engine``: the engine process, if the caller started it already (:mod:`gui.app` does,
-    before Qt loads); it is closed with the window.
+    before Qt loads); it is closed with the window. ``step``: the lesson's step to show
+    (from 1); one the lesson does not have ends with one line on stderr and status 2.
     """
     if engine is None:
         engine = EngineProcess()
@@ -175,7 +177,9 @@ def run_window(
     # Graphviz's worker starts once the window is shown (below), not before: the first
     # layout is wanted only when the engine's first result is back, seconds later.
     layouts = unstarted_layout_process()
-    session = Session(engine.run, dispatcher, time_limit, LayoutCache(process=layouts))
+    session = Session(
+        engine.run, dispatcher, time_limit, LayoutCache(process=layouts), sweep=engine.sweep
+    )
     # A screenshot must not depend on (or change) the user's saved window layout.
     settings = throwaway_settings() if screenshot else user_settings()
     # A screenshot never reads or writes the user's autosaves either.
@@ -189,6 +193,12 @@ def run_window(
         if error is not None and screenshot:
             print(f"error: {error}", file=sys.stderr)
             return 2
+        if step is not None:
+            problem = lesson_steps.step_problem(session.lesson_step_count, step)
+            if problem is not None:
+                print(f"error: {path or default_lesson()}: {problem}", file=sys.stderr)
+                return 2
+            session.go_to_lesson_step(step - 1)
         if screenshot:
             window.resize(*SCREENSHOT_SIZE)
         window.show()

@@ -46,6 +46,48 @@ X5 = [[1.3448, -0.2924], [-0.4746, 0.8842]]
 V1 = [[1.0, 0.0], [1.0, 0.0]]
 V2 = [[0.0, 1.0], [0.0, 1.0]]
 
+# Real-code programs for the Jacobian view and its recipe: a two-layer MLP with a loss (a
+# scalar output: J is 1 x n per parameter) and a custom autograd.Function (the engine
+# computes no J for it: its backward would run twice).
+MLP_CODE = """import torch
+import torch.nn as nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
+x = torch.randn(5, 3)
+target = torch.randn(5, 1)
+loss = nn.functional.mse_loss(model(x), target)
+"""
+CUBE_FUNCTION_CODE = """import torch
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, = ctx.saved_tensors
+        return grad_output * 3 * x ** 2
+x = torch.tensor([1., 2., -0.5], requires_grad=True)
+y = Cube.apply(x).cumsum(0)
+"""
+
+
+def mlp_reference() -> dict[str, torch.Tensor]:
+    """:data:`MLP_CODE` run the ordinary way: each parameter's ``.grad`` after
+    ``loss.backward()``."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1))
+    x = torch.randn(5, 3)
+    target = torch.randn(5, 1)
+    torch.nn.functional.mse_loss(model(x), target).backward()
+    return {name: p.grad for name, p in model.named_parameters() if p.grad is not None}
+
+
+def cube_function_jacobian() -> torch.Tensor:
+    """The Jacobian of :data:`CUBE_FUNCTION_CODE`'s ``y`` w.r.t. ``x``, from torch."""
+    x = torch.tensor([1.0, 2.0, -0.5])
+    return torch.autograd.functional.jacobian(lambda t: (t**3).cumsum(0), x)
+
 
 # -- numbers ------------------------------------------------------------------------------
 
@@ -134,6 +176,16 @@ MUTATORS = (
     "set_live",
     "set_scale_lock",
     "rescale",
+    "start_replay",
+    "step_replay",
+    "play_replay",
+    "set_replay_speed",
+    "stop_replay",
+    "step_jacobian_recipe",
+    "stop_jacobian_recipe",
+    "next_lesson_step",
+    "previous_lesson_step",
+    "go_to_lesson_step",
 )
 
 

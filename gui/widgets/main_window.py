@@ -63,7 +63,12 @@ from gui.model.session import (
     load_session,
 )
 from gui.model.session.autosave import DELAY_SECONDS, Autosave, Recovered, remove
-from gui.model.session.file_io import EXPORT_FILES, check_targets, read_in_background
+from gui.model.session.file_io import (
+    EXPORT_FILES,
+    PICTURE_FILES,
+    check_targets,
+    read_in_background,
+)
 from gui.model.views.lesson_controls import (
     Control,
     controls_tab,
@@ -81,14 +86,19 @@ from gui.model.views.status import (
     time_limit_text,
 )
 from gui.model.views.unsaved import has_unsaved_work
+from gui.picture_export import PictureError, write_pictures
 from gui.resources import default_lesson, lesson_paths
 from gui.widgets.backward_panel import BackwardPanel
 from gui.widgets.code_editor_panel import CodeEditorPanel
 from gui.widgets.content_width_guard import ContentWidthGuard
 from gui.widgets.elided_label import ElidedLabel
+from gui.widgets.function_panel import FunctionPanel
 from gui.widgets.grad_plots_panel import GradPlotsPanel
 from gui.widgets.graph_panel import GraphPanel
 from gui.widgets.inputs_panel import InputsPanel
+from gui.widgets.jacobian_panel import JacobianPanel
+from gui.widgets.lesson_tools import LessonTools
+from gui.widgets.memory_panel import MemoryPanel
 from gui.widgets.node_details_panel import NodeDetailsPanel
 from gui.widgets.qt_text import literal_html
 
@@ -184,6 +194,18 @@ class MainWindow(QMainWindow):
         self.commands: dict[str, QAction] = {}
         self._build_menus()
         self._build_time_limit()
+        # Lessons: the browser, the step bar and its clicker keys, Save as Lesson.
+        self.lessons = LessonTools(
+            self,
+            session,
+            self.show_view,
+            self.open_path,
+            self._confirm_discard,
+            self.show_error,
+            self.fit_left_column,
+        )
+        self.lessons.add_to_menus(self._lessons_menu, self.commands["save_as"])
+        self.commands.update(self.lessons.commands)
         self._restore_settings()
         if autosave is not None:
             # Before render: the title's "unsaved" mark reads what the autosave decided.
@@ -214,7 +236,21 @@ class MainWindow(QMainWindow):
         for button in self.backward.findChildren(QPushButton):
             button.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         left = self._splitter("left", Qt.Orientation.Vertical, self.editor, self.controls)
-        right = self._splitter("right", Qt.Orientation.Vertical, self.plots, self.details)
+        # The views of one backward call, one page each: the gradient plots, and the
+        # teaching views that read the same result (each page's objectName is what
+        # show_view and a lesson's steps call it).
+        self.views = QTabWidget()
+        self.views.setObjectName("views")
+        self.views.setDocumentMode(True)
+        self.plots.setObjectName("plots")
+        self.views.addTab(self.plots, "Plots")
+        self.jacobian = JacobianPanel(self._session)
+        self.views.addTab(self.jacobian, "Jacobian")
+        self.function = FunctionPanel(self._session)
+        self.views.addTab(self.function, "Function")
+        self.memory = MemoryPanel(self._session)
+        self.views.addTab(self.memory, "Memory")
+        right = self._splitter("right", Qt.Orientation.Vertical, self.views, self.details)
         # Autograd graphs are tall and narrow: a full-height middle column shows them
         # biggest.
         columns = self._splitter("columns", Qt.Orientation.Horizontal, left, self.graph, right)
@@ -271,6 +307,15 @@ class MainWindow(QMainWindow):
                  "Zero every leaf's .grad"),
                 ("clear_steps", "&Clear Backward Calls", s.clear_steps, None,
                  "Back to a single backward call"),
+                None,
+                ("replay_play", "&Step Through Backward", self._on_view_replay_play, "F6",
+                 "Replay torch's backward pass node by node (F6 again: pause)"),
+                ("replay_next", "&Next Node", lambda: s.step_replay(1), "F7",
+                 "One node on in the step-through, in the order torch ran them"),
+                ("replay_previous", "&Previous Node", lambda: s.step_replay(-1), "Shift+F7",
+                 "One node back in the step-through"),
+                ("replay_done", "Show the &Whole Call", s.stop_replay, None,
+                 "Leave the step-through: the graph shows the whole backward call"),
                 None,
                 ("live", "&Live", self._on_view_live, "Ctrl+L",
                  "Re-run forward and backward on every change"),
@@ -397,6 +442,7 @@ class MainWindow(QMainWindow):
 
     def _build_lessons_menu(self) -> None:
         menu = self.menuBar().addMenu("&Lessons")
+        self._lessons_menu = menu
         for number, path in enumerate(lesson_paths()):
             try:
                 title = load_session(path).title or path.stem
@@ -404,7 +450,7 @@ class MainWindow(QMainWindow):
                 continue  # a broken lesson file must not stop the window from opening
             action = self._action(
                 f"lesson:{path.stem}",
-                f"&{number} {title}" if number < 10 else title,
+                f"&{number} {title}" if number < 10 else f"{number} {title}",
                 self._lesson_opener(path),
             )
             menu.addAction(action)
@@ -564,6 +610,10 @@ class MainWindow(QMainWindow):
         self.editor.flush()
         self._session.run_now()
 
+    def _on_view_replay_play(self) -> None:
+        replay = self._session.snapshot.replay_state
+        self._session.play_replay(not (replay is not None and replay.playing))
+
     def _on_view_explain(self, _link: str = "") -> None:
         """The status bar's link: every panel back, the explanation tab shown."""
         self.set_graph_only(False)
@@ -657,16 +707,19 @@ class MainWindow(QMainWindow):
         """Write the export files; a failure is reported, nothing else changes."""
         try:
             # A named pipe in a file's place would block the window forever on writing.
-            check_targets(folder, EXPORT_FILES)
-            self._session.export(folder)
+            check_targets(folder, (*EXPORT_FILES, *PICTURE_FILES))
+            svg = self._session.export(folder)
+            write_pictures(Path(folder), svg, self._session)
         except OSError as exc:
             self.show_error("Cannot export", f"{folder}: {exc.strerror or exc}")
             return False
-        except ValueError as exc:
+        except (ValueError, PictureError) as exc:
             self.show_error("Cannot export", f"{folder}: {exc}")
             return False
         self.statusBar().showMessage(
-            f"Exported result.json, script.py, graph.svg to {folder}", 5000
+            f"Exported result.json, script.py, graph.svg, graph.dot, graph.png, plots.png "
+            f"to {folder}",
+            5000,
         )
         return True
 
@@ -738,7 +791,7 @@ class MainWindow(QMainWindow):
             self.editor.minimumSizeHint().width(),
             *(_least_width(p) + frame for p in (self.inputs, self.backward)),
         )
-        return left, max(_least_width(p) for p in (self.plots, self.details))
+        return left, max(_least_width(p) for p in (self.views, self.details))
 
     def fit_columns(self) -> None:
         """Turn compact, or back, as the window's width and the side columns' minimums
@@ -757,21 +810,37 @@ class MainWindow(QMainWindow):
         self._compact = on
         if on:
             self._right_sizes = right.sizes()
-            self.controls.addTab(self.plots, "Plots")
+            self.controls.addTab(self.views, "Views")
             self.controls.addTab(self.details, "Node details")
         else:
-            for index, panel in enumerate((self.plots, self.details)):
+            for index, panel in enumerate((self.views, self.details)):
                 self.controls.removeTab(self.controls.indexOf(panel))
                 right.insertWidget(index, panel)
                 panel.setVisible(True)
             if self._right_sizes is not None:
                 right.setSizes(self._right_sizes)
-            if current in (self.plots, self.details):
+            if current in (self.views, self.details):
                 self.controls.setCurrentWidget(self._tab_before_details or self.inputs)
         self._tab_before_details = None
         self._show_sides(graph_only=self.graph_only())
         if not self.graph_only():
             self._share_columns()
+
+    def show_view(self, name: str) -> bool:
+        """Raise the page of :attr:`views` whose objectName is ``name`` ("plots",
+        "jacobian"...), bringing its tab up in compact mode; ``False`` if there is none.
+        ``"replay"`` starts the step-through of the graph's backward call at its seed (its
+        bar sits under the graph's toolbar)."""
+        if name == "replay":
+            self._session.start_replay(playing=False)
+            return True
+        page = self.views.findChild(QWidget, name)
+        if page is None or self.views.indexOf(page) < 0:
+            return False
+        self.views.setCurrentWidget(page)
+        if self._compact:
+            self.controls.setCurrentWidget(self.views)
+        return True
 
     def _show_details_tab(self, on: bool) -> None:
         """Compact: a node clicked raises the node details tab; closing them goes back to

@@ -181,7 +181,7 @@ def make_explorer(
         path = settings_path or tmp_path / "s.ini"
         settings = QSettings(str(path), QSettings.Format.IniFormat)
         dispatcher = ThreadDispatcher()
-        session = Session(engine_process.run, dispatcher, time_limit)
+        session = Session(engine_process.run, dispatcher, time_limit, sweep=engine_process.sweep)
         window = MainWindow(session, settings, autosave)
         explorer = Explorer(window, session, path, dispatcher)
         monkeypatch.setattr(
@@ -208,6 +208,8 @@ def _close(qtbot: QtBot, explorer: Explorer) -> None:
     qtbot.waitUntil(lambda: not explorer.snapshot.running, timeout=RESULT_TIMEOUT_MS)
     explorer.window.close()
     qtbot.waitUntil(lambda: not explorer.snapshot.running, timeout=RESULT_TIMEOUT_MS)
+    # Nor a function-view sweep (the window hid the view: no new one starts).
+    qtbot.waitUntil(lambda: not explorer.snapshot.function.sweeping, timeout=RESULT_TIMEOUT_MS)
     explorer.dispatcher.close()
     QApplication.processEvents()
     explorer.window.deleteLater()

@@ -252,7 +252,7 @@ def test_the_window_fits_the_screen_and_the_graph_gets_its_share(
     # Too narrow for three columns: the plots and node details are tabs beside the controls.
     assert window.compact() == (size[0] < 1280 or big)
     tabs = [window.controls.tabText(i) for i in range(window.controls.count())]
-    assert ("Plots" in tabs) == window.compact()
+    assert ("Views" in tabs) == window.compact()
     assert_nothing_cut_off(qtbot, window)
 
 

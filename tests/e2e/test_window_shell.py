@@ -91,7 +91,9 @@ def shown_title(window: MainWindow) -> str:
 def lessons_menu_actions(window: MainWindow) -> list[QAction]:
     menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Lessons")
     assert isinstance(menu, QMenu)
-    return [a for a in menu.actions() if not a.isSeparator()]
+    # The lessons' own entries (Browse Lessons… and the step actions come first).
+    lessons = {a for key, a in window.commands.items() if key.startswith("lesson:")}
+    return [a for a in menu.actions() if a in lessons]
 
 
 def lesson5_with_x00(qtbot: QtBot, explorer: Explorer, value: float) -> None:
@@ -284,7 +286,14 @@ def test_export_writes_result_script_and_graph(
     dialogs.answer("getExistingDirectory", out)
     explorer.window.commands["export"].trigger()
     assert explorer.errors == []
-    assert sorted(p.name for p in out.iterdir()) == ["graph.svg", "result.json", "script.py"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "graph.dot",
+        "graph.png",
+        "graph.svg",
+        "plots.png",
+        "result.json",
+        "script.py",
+    ]
     expected = cube_grad(X5, X5_V1, X5_V2)
     document = json.loads((out / "result.json").read_text(encoding="utf-8"))
     grad = document["tensors"]["x"]["grad"]["values"]

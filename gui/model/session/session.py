@@ -26,23 +26,34 @@ from gui.model import nested
 from gui.model.drawing.colors import nice_scale
 from gui.model.export.files import write_export
 from gui.model.export.script import plain_script
-from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS, Program, RunRequest
-from gui.model.result import NestedValues, RunResult
-from gui.model.session import fixes
+from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS, Program, RunRequest, SweepRequest
+from gui.model.result import NestedValues, RunResult, SweepResult
+from gui.model.session import fixes, jacobian_recipe, lesson_steps, replay
 from gui.model.session import steps as backward_steps
 from gui.model.session.computed import Computed, compute, lay_out
 from gui.model.session.dispatch import Dispatcher, ImmediateDispatcher
 from gui.model.session.document import Document
 from gui.model.session.file_format import load_session, save_session
+from gui.model.session.function_controls import FunctionViewControls
+from gui.model.session.function_view import (
+    FunctionSweeps,
+    function_view_for,
+)
 from gui.model.session.layouts import LayoutCache
+from gui.model.session.lesson_navigation import LessonNavigation
 from gui.model.session.ranges import GRADIENT_RANGE, DefaultRanges, InputRange
+from gui.model.session.recipe_controls import JacobianRecipeControls
+from gui.model.session.replay_controls import ReplayControls
 from gui.model.session.snapshot import ResultViews, Snapshot
 from gui.model.session.state import SessionState
 from gui.model.session.steps import Preset
 
 
-class Session:
+class Session(ReplayControls, JacobianRecipeControls, LessonNavigation, FunctionViewControls):
     """State of one window plus the newest result; emits a :class:`Snapshot` per change.
+
+    The teaching features' actions live in mixins, one module each (the step-through,
+    "Build J row by row", lesson steps, the function view); their state is held here.
 
     Parameters
     ----------
@@ -65,8 +76,12 @@ class Session:
         dispatcher: Dispatcher | None = None,
         time_limit: float = DEFAULT_TIME_LIMIT_SECONDS,
         layouts: LayoutCache | None = None,
+        sweep: Callable[[SweepRequest], SweepResult] | None = None,
     ) -> None:
         self._run = run
+        # Runs the function view's sweeps (EngineProcess.sweep; None: the view has no curves).
+        self._sweep = sweep
+        self._function = FunctionSweeps()
         self._dispatcher: Dispatcher = dispatcher or ImmediateDispatcher()
         self._time_limit = time_limit
         self._layouts = layouts if layouts is not None else LayoutCache()
@@ -88,7 +103,15 @@ class Session:
         self._rerun = False
         self._selected_node: str | None = None
         self._selected_step: int | None = None
+        # "Build J row by row" (None: not on); see jacobian_recipe.
+        self._jacobian: jacobian_recipe.JacobianRecipe | None = None
+        self._replay: replay.Replay | None = None
         self._path: str | None = None
+        # A lesson with steps: its starting state and the step on screen (None: no steps),
+        # and the node a step names, selected once a result has it (_select_lesson_node).
+        self._lesson_start: SessionState | None = None
+        self._lesson_index: int | None = None
+        self._lesson_select: str | None = None
         self._saved_state: SessionState | None = self._state
         # What the backward calls were last seen to fit (see steps.refit); None after a load.
         self._fitted: backward_steps.OutputKey | None = None
@@ -101,7 +124,11 @@ class Session:
         return self._snapshot
 
     def request(self) -> RunRequest:
-        """What the current state asks the engine for."""
+        """What the current state asks the engine for (while "Build J row by row" builds:
+        the row it is on, see :func:`.jacobian_recipe.row_request`)."""
+        recipe = self._jacobian
+        if recipe is not None and recipe.building:
+            return jacobian_recipe.row_request(recipe, self._state, self._time_limit)
         return self._state.request(self._time_limit)
 
     # -- code and inputs ---------------------------------------------------------------
@@ -288,6 +315,8 @@ class Session:
     def _change(
         self, state: SessionState, changes: set[str], run: bool = True, force_run: bool = False
     ) -> None:
+        if self._jacobian is not None and changes & jacobian_recipe.STOPPED_BY:
+            self._jacobian = None  # the user's own calls run again, as they were
         self._state = state
         self._generation += 1
         pending = self._claim_run(force_run) if force_run or (run and self._live) else None
@@ -343,17 +372,24 @@ class Session:
             self._submit(pending)
             return
         self._latest = computed
+        recipe = self._jacobian
+        if recipe is not None and recipe.waiting and computed.request == self.request():
+            self._jacobian = jacobian_recipe.collect(recipe, computed.result)
+            if not self._jacobian.building:  # a row's call failed: the user's calls again
+                self._selected_step = recipe.selected_step
+                self._rerun = True
         self._settle_ranges(computed.result)
         refitted = self._refit_steps(computed)
         if refitted:
             self._rerun = True
         if computed.result.graph is not None or self._shown is None:
             self._show(computed)
+        selected = self._select_lesson_node(computed)
         pending = None
         if self._rerun:
             self._rerun = False
             pending = self._claim_run()
-        self._emit({"result", *refitted})
+        self._emit({"result", *refitted, *selected})
         self._submit(pending)
         self._relayout_if_needed()  # laid out before the saved-tensor setting changed
 
@@ -503,17 +539,19 @@ class Session:
 
     def load(self, document: Document, path: str | None = None) -> None:
         """Replace the state with a document's (a lesson or a file); runs it."""
-        state = SessionState(document)
+        state = self._start_lesson(SessionState(document))
         self._path = path
         self._saved_state = state
         self._default_ranges.forget()
         self._selected_node = None
         self._selected_step = None
+        self._replay = self._lesson_replay()
         self._shown = None
         self._views = ResultViews()
         self._latest = None
         self._fitted = None  # the file's calls are what it asks for
         self._captured_scale = None
+        self._function.forget()
         self._change(state, {"code", "values", "ranges", "output", "steps", "file"}, force_run=True)
 
     def open(self, path: str | os.PathLike[str]) -> None:
@@ -522,7 +560,11 @@ class Session:
         self.load(load_session(path), os.fspath(path))
 
     def to_file(self) -> Document:
-        """The state as a session file's contents."""
+        """The state as a session file's contents (a lesson with steps: see
+        :func:`.lesson_steps.document_to_save`)."""
+        start, index = self._lesson_start, self._lesson_index
+        if start is not None and index is not None:
+            return lesson_steps.document_to_save(start, index, self._state)
         return self._state.document
 
     def save(self, path: str | os.PathLike[str]) -> None:
@@ -532,15 +574,16 @@ class Session:
         self._saved_state = self._state
         self._emit({"file"})
 
-    def export(self, out_dir: str | os.PathLike[str]) -> None:
-        """Write result.json, script.py and graph.svg for the result on screen (the same
-        files as ``--export``); raises ``OSError`` if the folder cannot be written."""
+    def export(self, out_dir: str | os.PathLike[str]) -> str:
+        """Write result.json, script.py, graph.svg and graph.dot for the result on screen
+        (the same files as ``--export``) and return the SVG (the PNG is drawn from it);
+        raises ``OSError`` if the folder cannot be written."""
         shown = self._shown
         if shown is None:
             raise ValueError("nothing has run yet")
         request = shown.request
         script = plain_script(request.program, shown.result, request.zero_grad_after)
-        write_export(shown.result, script, Path(out_dir), locked_scale=self._locked_scale())
+        return write_export(shown.result, script, Path(out_dir), locked_scale=self._locked_scale())
 
     # -- emitting ----------------------------------------------------------------------
 
@@ -568,11 +611,14 @@ class Session:
             selected_node=self._selected_node,
             show_saved=self._show_saved,
             selected_step=self._selected_step,
+            replay=self._replay,
+            jacobian_recipe=self._jacobian,
             path=self._path,
             modified=self._saved_state != self._state,
             views=self._views,
             time_limit=self._time_limit,
             locked_scale=self._locked_scale(),
+            lesson_step=self._lesson_position(),
         )
 
     def _emit(self, changes: set[str]) -> None:
@@ -584,5 +630,6 @@ class Session:
             if natural is not None:
                 self._captured_scale = nice_scale(natural)
                 snapshot = self._make_snapshot(frozenset({*changes, "scale"}))
-        self._snapshot = snapshot
+        self._snapshot = replace(snapshot, function=function_view_for(self._function, snapshot))
         self.changed.emit(self._snapshot)
+        self._sweep_if_idle()

@@ -9,7 +9,7 @@ shown result. Plain data only: no Qt, no torch.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from gui.model.drawing.layout import GraphLayout
@@ -24,7 +24,17 @@ from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS, BackwardStep, Program
 from gui.model.result import Explanation, Graph, NestedValues, RunResult, StepRecord, TensorData
 from gui.model.session import steps as backward_steps
 from gui.model.session.fixes import FixKind, fixes_for
+from gui.model.session.function_view import FunctionView
+from gui.model.session.jacobian_recipe import JacobianRecipe
+from gui.model.session.lesson import LessonPosition
 from gui.model.session.ranges import GRADIENT_RANGE, InputRange, default_range
+from gui.model.session.replay import (
+    Replay,
+    active_node,
+    clamp,
+    replayed_leaf_grads,
+    replayed_step,
+)
 from gui.model.session.state import SessionState
 
 
@@ -37,13 +47,19 @@ class ResultViews:
     """
 
     def __init__(self) -> None:
-        self._paint: dict[tuple[int | None, float | None], Gradients] = {}
+        self._paint: dict[tuple[int | None, float | None, int | None], Gradients] = {}
         self._scale: dict[int | None, float] = {}
 
     def paint(
-        self, selected_step: int | None, locked: float | None, compute: Callable[[], Gradients]
+        self,
+        selected_step: int | None,
+        locked: float | None,
+        compute: Callable[[], Gradients],
+        replayed: int | None = None,
     ) -> Gradients:
-        key = (selected_step, locked)
+        """The gradients of the graph for one shown step and scale, and ``replayed`` nodes
+        into a step-through of it (``None``: the whole call)."""
+        key = (selected_step, locked, replayed)
         if key not in self._paint:
             self._paint[key] = compute()
         return self._paint[key]
@@ -88,6 +104,15 @@ class Snapshot:
     locked_scale: float | None = None
     # Seconds a run may take before it is stopped (the window's Run > Time Limit).
     time_limit: float = DEFAULT_TIME_LIMIT_SECONDS
+    # The function view: the element swept, its curves and the finite difference's runs.
+    function: FunctionView = field(default_factory=FunctionView)
+    # A step-through of the graph's backward call (None: the whole call is shown); read
+    # it through ``replay_state``, which fits it to the call on screen.
+    replay: Replay | None = None
+    # "Build J row by row": the rows built so far (None: the recipe is not on).
+    jacobian_recipe: JacobianRecipe | None = None
+    # The open lesson's step, its note and the view it asks for (None: no lesson steps).
+    lesson_step: LessonPosition | None = None
 
     # -- the state, as panels read it --------------------------------------------------
 
@@ -191,8 +216,31 @@ class Snapshot:
 
     @cached_property
     def graph_step(self) -> StepRecord | None:
-        """The step whose gradients the graph shows: :attr:`shown_step` if it ran on this
-        graph (a backward the code made on another tensor has other nodes), else none."""
+        """The step whose gradients the graph shows: :attr:`replayed_call` as far as the
+        step-through has gone (the whole call when there is none)."""
+        step = self.replayed_call
+        replay = self.replay_state
+        if step is None or replay is None:
+            return step
+        return replayed_step(step, replay.position)
+
+    @cached_property
+    def replay_state(self) -> Replay | None:
+        """The step-through fitted to the call it replays (``None``: none is on)."""
+        if self.replay is None:
+            return None
+        return clamp(self.replay, self.replayed_call)
+
+    @cached_property
+    def replay_active_node(self) -> str | None:
+        """The node the step-through reached last (``None``: none, or before the first)."""
+        replay = self.replay_state
+        return None if replay is None else active_node(replay, self.replayed_call)
+
+    @cached_property
+    def replayed_call(self) -> StepRecord | None:
+        """The whole call the graph shows: :attr:`shown_step` if it ran on this graph (a
+        backward the code made on another tensor has other nodes), else none."""
         if self.result is None:
             return None
         if self.selected_step is None:
@@ -211,11 +259,24 @@ class Snapshot:
         if graph is None:
             return None
         locked = self.locked_scale
-        return self.views.paint(
+        whole = self.views.paint(
             self.selected_step,
             locked,
-            lambda: gradients(graph, self.graph_step, self.leaf_grads, self.shown_step, locked),
+            lambda: gradients(graph, self.replayed_call, self.leaf_grads, self.shown_step, locked),
         )
+        replay, step = self.replay_state, self.replayed_call
+        if replay is None or step is None or step is self.graph_step:
+            return whole
+
+        # Part-way through a step-through: the numbers torch had made by then, on the
+        # whole call's scale (colours must not jump as boxes fill in).
+        def compute() -> Gradients:
+            leaves = {n.var or n.label: n.key for n in graph.nodes if n.kind == "leaf"}
+            grads = replayed_leaf_grads(step, replay.position, leaves)
+            part = gradients(graph, self.graph_step, grads)
+            return replace(part, scale=whole.scale, natural=whole.natural, locked=whole.locked)
+
+        return self.views.paint(self.selected_step, locked, compute, replay.position)
 
     @property
     def colour_scale(self) -> float:

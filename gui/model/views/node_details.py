@@ -27,6 +27,8 @@ from gui.model.explain.local_rules import (
 from gui.model.result import Graph, GraphNode, NestedValues, NodeFlow, StepRecord, TensorData
 from gui.model.session import Snapshot
 from gui.model.tensor_format import format_shape, format_tensor
+from gui.model.views.lesson_text import markdown_html, prompts_html
+from gui.model.views.memory import saved_bytes_text
 
 EMPTY_TEXT = "Click a node in the graph to see what it does"
 # The link that shows or hides the details (its href; the pane toggles on it).
@@ -61,9 +63,10 @@ def empty_page(snapshot: Snapshot) -> str:
         title = html.escape(snapshot.title or "About this session")
         page += (
             f'<p style="margin:12px 0 4px 0; color:{HEADING}"><b>{title}</b></p>'
-            f"<p>{html.escape(snapshot.notes)}</p>"
+            f"{markdown_html(snapshot.notes)}"
         )
-    return page
+    # A lesson's "Try this" prompts, with its notes (lesson_text renders both safely).
+    return page + prompts_html(snapshot.state.document.lesson.prompts)
 
 
 class _Html:
@@ -166,7 +169,15 @@ def _gradient_rows(out: _Html, node: GraphNode, snapshot: Snapshot, flow: NodeFl
         name = node.var or node.label
         if flow is not None and flow.arriving:
             out.row("gradient arriving", flow.arriving[0])
-        out.row(f"{name}.grad now", snapshot.leaf_grads.get(name))
+        paint = snapshot.paint
+        if snapshot.replay_state is not None and paint is not None:
+            # Part-way through a step-through: .grad as it is at this point of the call,
+            # and nothing added yet until its AccumulateGrad has run.
+            out.row(f"{name}.grad at this point", paint.nodes.get(node.key))
+            if flow is None:
+                return
+        else:
+            out.row(f"{name}.grad now", snapshot.leaf_grads.get(name))
         added = _contribution(step, name)
         if added is not None:
             out.row("added by this call", added)
@@ -260,6 +271,9 @@ def details_html(node: GraphNode, snapshot: Snapshot, mono: str, details: bool =
     if node.value is not None:
         out.row("value", node.value, swatch=False)
         out.row("shape", None, format_shape(node.value.shape), swatch=False)
+    kept = saved_bytes_text(node)
+    if kept is not None:  # what this node keeps in memory until backward() frees the graph
+        out.row("saved for backward", None, kept, swatch=False)
     warnings: list[str] = []
     _gradient_rows(out, node, snapshot, flow, description, warnings)
     if description.saved or warnings:
