@@ -243,13 +243,18 @@ class MainWindow(QMainWindow):
         self.views.setObjectName("views")
         self.views.setDocumentMode(True)
         self.plots.setObjectName("plots")
-        self.views.addTab(self.plots, "Plots")
         self.jacobian = JacobianPanel(self._session)
-        self.views.addTab(self.jacobian, "Jacobian")
         self.function = FunctionPanel(self._session)
-        self.views.addTab(self.function, "Function")
         self.memory = MemoryPanel(self._session)
-        self.views.addTab(self.memory, "Memory")
+        # Short titles: all four fit the narrow right column without scroll arrows (the
+        # tooltip says the rest).
+        for page, title, tip in (
+            (self.plots, "Plots", "Each leaf's .grad: this call's bars and the history"),
+            (self.jacobian, "J", "The Jacobian of this call, and building it row by row"),
+            (self.function, "f(x)", "The output and its derivative as curves over a slider"),
+            (self.memory, "Memory", "What backward keeps in memory, biggest first"),
+        ):
+            self.views.setTabToolTip(self.views.addTab(page, title), tip)
         right = self._splitter("right", Qt.Orientation.Vertical, self.views, self.details)
         # Autograd graphs are tall and narrow: a full-height middle column shows them
         # biggest.
