@@ -224,6 +224,7 @@ class MainWindow(QMainWindow):
         self.controls.setDocumentMode(True)
         self.controls.addTab(self.inputs, "Inputs")
         self.controls.addTab(self.backward, "Backward")
+        self.controls.currentChanged.connect(self._on_view_controls_tab)
         # Never cut the backward controls off at the right either (the inputs panel keeps
         # its own guard): the column is kept as wide as their rows.
         backward_area = self.backward.findChild(QScrollArea)
@@ -846,6 +847,16 @@ class MainWindow(QMainWindow):
         if self._compact:
             self.controls.setCurrentWidget(self.views)
         return True
+
+    def _on_view_controls_tab(self, _index: int) -> None:
+        """Compact: the views (a heat map, curves) need height the slider rows do not; the
+        code panel gives up room to them, down to a third of the column."""
+        if not self._compact or self.controls.currentWidget() is not self.views:
+            return
+        left = self._splitters["left"]
+        total = sum(left.sizes())
+        if left.sizes()[0] > total // 3:
+            left.setSizes([total // 3, total - total // 3])
 
     def _show_details_tab(self, on: bool) -> None:
         """Compact: a node clicked raises the node details tab; closing them goes back to
