@@ -8,6 +8,9 @@ Settings live in a throwaway INI file, never in the user's real settings.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +33,7 @@ from gui.window_app import application
 from tests.fixtures import final_marks, leaf_key
 
 # Generous: the first run after an engine restart waits for a torch import.
+REPO = Path(__file__).resolve().parents[2]
 RESULT_TIMEOUT_MS = 60_000
 # Lessons run in milliseconds; a long limit keeps a busy 2-core machine from turning a
 # slow run into a "runaway" (the runaway story asks for the app's own 1.5 s).
@@ -220,3 +224,17 @@ def _close(qtbot: QtBot, explorer: Explorer) -> None:
 def explorer(make_explorer: Callable[..., Explorer]) -> Explorer:
     """The window at 1280x720 on an empty session, shown and active."""
     return make_explorer()
+
+
+def run_main(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python main.py ARGS`` from the repository, offscreen, its output captured."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    return subprocess.run(
+        [sys.executable, "main.py", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )

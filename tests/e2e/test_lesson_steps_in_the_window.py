@@ -5,9 +5,6 @@ and the controls they name, and ``main.py LESSON --step N --screenshot``.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,11 +19,10 @@ from gui.model.session import load_session
 from gui.model.views.lesson_controls import named_controls
 from gui.resources import lesson_paths
 from gui.widgets.save_lesson_dialog import SaveLessonDialog
-from tests.e2e.conftest import Explorer, activate, settle
+from tests.e2e.conftest import Explorer, activate, run_main, settle
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[2]
 MakeExplorer = Callable[..., Explorer]
 CODE = "x = torch.randn(1, 1, requires_grad=True)\ny = 2 * x\nz = y ** 3\n"
 X = -1.2095
@@ -224,19 +220,6 @@ def test_a_step_the_lesson_lacks_exits_2_with_one_line(tmp_path: Path, lesson_fi
         assert not out.exists()
     done = run_main(str(lesson_file), "--step", "4", "--screenshot", str(out))
     assert "the lesson has 3 steps (1 to 3)" in done.stderr
-
-
-def run_main(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    return subprocess.run(
-        [sys.executable, "main.py", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
 
 
 def test_browse_lessons_opens_the_chosen_lesson(

@@ -7,10 +7,8 @@ import ast
 import contextlib
 import io
 import json
-import os
 import shutil
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -32,6 +30,7 @@ from tests.e2e.conftest import (
     assert_grad_shown,
     open_lesson,
     press,
+    run_main,
     settle,
     status_bar_texts,
 )
@@ -505,19 +504,6 @@ def test_opening_a_lesson_keeps_the_window_active(
 
 
 # -- the command line -----------------------------------------------------------------------
-
-
-def run_main(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    return subprocess.run(
-        [sys.executable, "main.py", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
 
 
 def test_screenshot_mode_saves_a_1280x720_png(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from gui.model.engine.run import run_program
 from gui.model.session import Session, Snapshot
 from gui.model.session.replay import Replay, run_order
 from gui.model.views.step_through import bar_texts
-from tests.fixtures import approx, load_lesson
+from tests.fixtures import CUBE_FUNCTION_CODE, approx, load_lesson
 
 DIAMOND = """\
 x = torch.tensor([0.5, -1.5, 2.0], requires_grad=True)
@@ -216,23 +216,6 @@ loss = F.mse_loss(model(inputs), target)
 loss.backward()
 """
 
-CUBE_FUNCTION = """\
-class Cube(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x ** 3
-
-    @staticmethod
-    def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
-        return grad * 3 * x ** 2
-
-x = torch.tensor([0.5, -2.0], requires_grad=True)
-y = Cube.apply(x * 2).sum()
-y.backward()
-"""
-
 
 def test_a_two_layer_mlp_whose_code_calls_backward_replays_in_torchs_order() -> None:
     session = make("import torch.nn as nn\nimport torch.nn.functional as F\n" + MLP)
@@ -254,15 +237,18 @@ def test_a_two_layer_mlp_whose_code_calls_backward_replays_in_torchs_order() -> 
 
 
 def test_a_custom_autograd_function_replays_with_its_own_backward() -> None:
-    session = make(CUBE_FUNCTION)
+    session = make(CUBE_FUNCTION_CODE)
+    session.set_gradient([1.0, 1.0, 1.0])
     assert session.snapshot.error is None
     seen = replay_sequence(session)
     names = [name for name, _ in seen]
-    assert names[0] == "SumBackward0" and "CubeBackward" in names
+    assert names[0] == "CumsumBackward0" and "CubeBackward" in names
     assert names[-1] == "AccumulateGrad"
-    x = torch.tensor([0.5, -2.0])
-    # What arrives at x's AccumulateGrad is 3 (2x)^2 * 2, the Function's own rule.
-    assert seen[-1][1] == [approx((24 * x**2).tolist(), rel=1e-6)]
+    # What arrives at x's AccumulateGrad is x.grad of the same calls in plain torch.
+    x = torch.tensor([1.0, 2.0, -0.5], requires_grad=True)
+    (x**3).cumsum(0).backward(torch.ones(3))
+    assert x.grad is not None
+    assert seen[-1][1] == [approx(x.grad.tolist(), rel=1e-6)]
 
 
 def test_the_details_of_a_leaf_say_its_grad_at_this_point_of_the_replay() -> None:
