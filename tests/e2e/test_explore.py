@@ -27,6 +27,12 @@ from gui.model.views.live_values import READ_ONLY_REASON, values_text
 from tests.fixtures import click
 
 
+@pytest.fixture(autouse=True)
+def _app_font(app_font: None) -> None:
+    """explore() configures the process's QApplication as the app does (its font): put
+    back after each test, so no later test inherits it."""
+
+
 def leaf_grad(window: ExploreWindow, name: str) -> torch.Tensor:
     data = window.session.snapshot.leaf_grads[name]
     assert data is not None

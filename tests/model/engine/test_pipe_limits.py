@@ -28,6 +28,7 @@ class ChildThatWrites:
 
     def __init__(self, raw: bytes) -> None:
         self.killed = threading.Event()
+        self._kill_lock = threading.Lock()
         parent, self._child = multiprocessing.Pipe()
         self.engine = EngineProcess()
         self.engine._conn, self.engine._process = parent, self  # type: ignore[assignment]
@@ -46,8 +47,13 @@ class ChildThatWrites:
         return not self.killed.is_set()
 
     def kill(self) -> None:
-        self.killed.set()
-        self._child.close()
+        # Once: the window's watchdog thread and its reader may both kill the engine, and
+        # two closes of one descriptor race (the second fails with EBADF).
+        with self._kill_lock:
+            if self.killed.is_set():
+                return
+            self.killed.set()
+            self._child.close()
 
     def join(self, timeout: float | None = None) -> None:
         pass
