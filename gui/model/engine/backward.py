@@ -116,7 +116,9 @@ def record_backward(
         note = "the program runs its own code inside autograd (a hook or a custom Function)"
     elif detailed:
         kept = [(r, r.grad) for r in retained]
-        jacobians, note = compute_jacobians(t, targets)
+        # As plain tensors, like the graph walk's reads (no program code runs in it, above).
+        with unrecorded():
+            jacobians, note = compute_jacobians(t, targets)
         for r, g in kept:
             r.grad = g
     with unrecorded():

@@ -85,6 +85,13 @@ def walk_graph(root: torch.Tensor, naming: Naming, output_label: str | None) -> 
     output_label
         The user's name for ``root`` (``None`` if unnamed).
     """
+    # Every read as of a plain tensor: torch's own subclasses answer reads in Python, and
+    # a lazy layer's `UninitializedParameter` raises ValueError for each (an engine error).
+    with torch._C.DisableTorchFunction():
+        return _walk(root, naming, output_label)
+
+
+def _walk(root: torch.Tensor, naming: Naming, output_label: str | None) -> WalkedGraph:
     nodes: list[GraphNode] = []
     edges: list[GraphEdge] = []
     functions: dict[str, Any] = {}

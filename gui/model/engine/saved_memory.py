@@ -36,6 +36,18 @@ def _wrapped_number(t: torch.Tensor) -> bool:
     return narrower is not None and torch.result_type(t, narrower) != t.dtype
 
 
+def _distinct_elements(t: torch.Tensor) -> int:
+    """How many numbers ``t`` reads: an expanded tensor (a stride of 0) repeats its own,
+    so ``x.expand(3, 10**6)`` of a 3-element ``x`` reads 3 numbers, not 3 million."""
+    if t.numel() == 0:
+        return 0
+    count = 1
+    for size, stride in zip(t.shape, t.stride(), strict=True):
+        if stride != 0:
+            count *= size
+    return count
+
+
 class StorageLedger:
     """Numbers the storages of one graph walk ``0, 1, 2...`` in the order they are met.
 
@@ -63,7 +75,7 @@ class StorageLedger:
             return None
         try:
             storage = t.untyped_storage()
-            own = t.numel() * t.element_size()
+            own = min(_distinct_elements(t) * t.element_size(), storage.nbytes())
             return SavedStorage(
                 storage=self._number(storage.data_ptr()),
                 storage_bytes=storage.nbytes(),

@@ -79,7 +79,10 @@ def plain_script(program: Program, result: RunResult, zero_grad_after: bool = Fa
     out.append(f"print({GRADS_HEADER!r})")
     for name in result.leaves:
         expr = leaf_expression(name)
-        out.append(f'print("{name}.grad =", None if {expr}.grad is None else {expr}.grad.tolist())')
+        # The name as a literal: a module's parameter names are the program's strings
+        # (`add_module('a", __import__("os")...', ...)`), never code of the script.
+        label = f"{name}.grad ="
+        out.append(f"print({label!r}, None if {expr}.grad is None else {expr}.grad.tolist())")
     return "\n".join(out) + "\n"
 
 
@@ -100,12 +103,12 @@ def _step_lines(program: Program, result: RunResult) -> list[str]:
         if result.output_source is None and result.error is None and not result.steps:
             return ["", "# No tensor has a grad_fn: the app called no backward."]
         return []
-    output = result.output
-    if output is None:
+    if result.output is None:
         return [
             "",
             "# The session's backward steps ran on an unnamed tensor; name it to reproduce them.",
         ]
+    output = leaf_expression(result.output)  # a parameter's name may be any string
     added = program.steps is None
     # The session's own description of each call, to say whether retain_graph was chosen
     # or automatic; only when every call was kept in the result (see RunResult.steps_left_out).
@@ -149,9 +152,16 @@ def _step_lines(program: Program, result: RunResult) -> list[str]:
         out.append(f"{call}  # {comment}" if comment else call)
         if step.error is not None:
             first_line = step.error.message.splitlines()[0] if step.error.message else ""
-            out.append(f"# ^ raises here, as it did in the app: {first_line[:120]}")
+            out.append(f"# ^ raises here, as it did in the app: {_comment_text(first_line[:120])}")
             break
     return out
+
+
+def _comment_text(text: str) -> str:
+    """The program's text (an exception's message) as a comment shows it: what is not
+    printable as its escape, so no terminal showing the script (`cat script.py`) reads an
+    escape sequence and no lone surrogate keeps the file from being written."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
 
 
 def _chosen_because(result: RunResult) -> str:

@@ -22,7 +22,7 @@ from typing import Protocol
 
 from gui.model import nested
 from gui.model.request import BackwardStep, Program, SweepRequest
-from gui.model.result import NestedValues, SweepResult
+from gui.model.result import NestedValues, SweepResult, failed_sweep
 from gui.model.session.ranges import InputRange
 
 SAMPLES = 41
@@ -248,6 +248,8 @@ class FunctionSweeps:
         request, self._in_flight = self._in_flight, None
         if request is None:
             return False
+        if not answers(result, request):
+            result = failed_sweep(request.leaf, request.index, None, note=MISMATCHED_ANSWER)
         curve, probe = wanted
         if request == curve:
             self._curve = (request, result)
@@ -286,6 +288,23 @@ class FunctionSweeps:
             choices=choices,
             sweeping=self._in_flight is not None,
         )
+
+
+# The answer came from the engine's process, which runs the program: trusted for numbers,
+# not for a shape that makes the window draw a hundred thousand points on every paint.
+MISMATCHED_ANSWER = "the engine's answer did not match the sweep asked for; it is not drawn"
+
+
+def answers(result: SweepResult, request: SweepRequest) -> bool:
+    """Whether ``result`` is shaped as an answer to ``request``: its element, at most one
+    sample per value asked for, and one number (or gap) per sample in each curve."""
+    count = len(result.xs)
+    return (
+        (result.leaf, result.index) == (request.leaf, request.index)
+        and count <= len(request.samples)
+        and len(result.values) == len(result.slopes) == count
+        and len(result.curvatures) in (0, count)
+    )
 
 
 class SnapshotView(Protocol):
