@@ -17,15 +17,17 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import gc
 import io
 import pickle
 import pickletools
 import types
-import typing
 from array import array
-from typing import Any, Literal, Union
+from typing import Any
 
 from gui.model import request, result
+from gui.model.deep_stack import StackUnavailable, call_with_stack, levels_covered
+from gui.model.wire_fields import ATOMS, check_fields
 
 # Deeper pickles than this are refused: each level of ``loads`` inside a message (see
 # :func:`_nested_loads`) is another unpickler on the stack.
@@ -41,7 +43,12 @@ MAX_EXPANDED = 2_000_000
 # Hashing a tuple (or frozenset) nested ~200,000 deep crashes the interpreter in C (50,000
 # measured harmless on a thread's stack): a message with fewer bytes that could build one
 # level of them than this cannot be that deep, and skips the slow opcode-by-opcode check
-# of :func:`check_shape` (about a second for a long training loop's result).
+# of :func:`check_shape` (about a second for a long training loop's result, two for a
+# 2,000-function graph). A message with more is built on a thread whose stack holds that
+# many levels (:mod:`.deep_stack`), for every level of ``loads`` inside it, and what it
+# built is then refused if its tuples nest deeper than MAX_DEPTH (:func:`check_expanded`):
+# nothing deeper leaves the reader. Only past what a thread's stack can be (or when the
+# system refuses such a thread) does :func:`check_shape` read the opcodes first.
 _NESTING_OPCODES = (b"\x85", b"\x86", b"\x87", b"t", b"\x91")
 CHEAP_NESTING = 20_000
 # Opcodes that name something outside the message: never in what the engine sends.
@@ -74,58 +81,104 @@ def _message_classes(modules: tuple[types.ModuleType, ...]) -> dict[tuple[str, s
 class _MessageUnpickler(pickle.Unpickler):
     """An unpickler that finds only the engine's message classes."""
 
-    def __init__(self, data: bytes, depth: int, modules: tuple[types.ModuleType, ...]) -> None:
+    def __init__(self, data: bytes, depth: int, reading: _Reading) -> None:
         super().__init__(io.BytesIO(data))
         self._depth = depth
-        self._modules = modules
+        self._reading = reading
 
     def find_class(self, module: str, name: str) -> Any:
-        found = _message_classes(self._modules).get((module, name))
+        found = _message_classes(self._reading.modules).get((module, name))
         if found is not None:
             return found
         if (module, name) in (("_pickle", "loads"), ("pickle", "loads")):
             # The child sends a result it already pickled (to measure it) as the call
             # ``loads(those bytes)``: read them the same careful way.
-            return functools.partial(_nested_loads, depth=self._depth + 1, modules=self._modules)
+            return functools.partial(_nested_loads, depth=self._depth + 1, reading=self._reading)
         raise pickle.UnpicklingError(
             f"the engine sent {module}.{name}, which is not one of its message types"
         )
 
 
-def _nested_loads(data: object, depth: int, modules: tuple[types.ModuleType, ...]) -> object:
+def _nesting_bytes(data: bytes) -> int:
+    """How many levels of tuples ``data`` could build at most: its bytes that are
+    tuple-building opcodes, or could be (counted in C)."""
+    return sum(data.count(op) for op in _NESTING_OPCODES)
+
+
+class _Reading:
+    """What the levels of one message (``loads`` inside ``loads``) share."""
+
+    def __init__(self, modules: tuple[types.ModuleType, ...], covered: int) -> None:
+        self.modules = modules
+        # The nesting bytes per level that the reading thread's stack holds (for every
+        # level of ``loads`` inside the message, see CHEAP_NESTING).
+        self.covered = covered
+        # Message objects sized so far, by identity, each kept alive with its size (no
+        # identity is reused while the reading lasts): a level is not walked again by
+        # the level that holds it (the result, by its answer).
+        self.sizes: Sizes = {}
+
+
+def _nested_loads(data: object, depth: int, reading: _Reading) -> object:
     if not isinstance(data, bytes | bytearray):
         raise pickle.UnpicklingError("the engine sent a nested message that is not bytes")
     if depth > MAX_NESTING:
         raise pickle.UnpicklingError("the engine sent messages nested too deep")
     data = bytes(data)
-    if sum(data.count(op) for op in _NESTING_OPCODES) > CHEAP_NESTING:
+    if _nesting_bytes(data) > reading.covered:
         check_shape(data)  # slow (Python reads every opcode): only when it could matter
-    message = _MessageUnpickler(data, depth, modules).load()
-    check_expanded(message)
+    message = _MessageUnpickler(data, depth, reading).load()
+    check_expanded(message, reading.sizes)
     return message
 
 
-def check_expanded(message: object) -> None:
+def _loads_on_a_deep_stack(data: bytes, modules: tuple[types.ModuleType, ...]) -> object:
+    """The message in ``data``, built on a stack that holds every tuple it could nest
+    (see CHEAP_NESTING), or checked opcode by opcode first when no stack can."""
+    nesting = _nesting_bytes(data)
+    # Each level of ``loads`` inside may nest its own bytes' worth under the one above.
+    levels = nesting * (MAX_NESTING + 1)
+    if nesting <= CHEAP_NESTING or not levels_covered(levels):
+        return _nested_loads(data, 0, _Reading(modules, CHEAP_NESTING))
+    try:
+        return call_with_stack(levels, lambda: _nested_loads(data, 0, _Reading(modules, nesting)))
+    except StackUnavailable:
+        return _nested_loads(data, 0, _Reading(modules, CHEAP_NESTING))
+
+
+# Expanded sizes of message objects by identity, each with the object (kept alive).
+Sizes = dict[int, tuple[int, object]]
+
+
+def check_expanded(message: object, sizes: Sizes | None = None) -> None:
     """Refuse a message that would expand to more than :data:`MAX_EXPANDED` items when
-    walked (shared sub-lists count each time they are reached): the window walks them."""
-    if _expanded_size(message, {}, MAX_EXPANDED) > MAX_EXPANDED:
+    walked (shared sub-lists count each time they are reached): the window walks them.
+    ``sizes``: message objects already sized (see :func:`_expanded_size`); this one is
+    added."""
+    sizes = {} if sizes is None else sizes
+    size = _expanded_size(message, sizes, MAX_EXPANDED)
+    if size > MAX_EXPANDED:
         raise pickle.UnpicklingError("the engine sent a message that expands too far")
+    if hasattr(message, "__dataclass_fields__"):
+        sizes[id(message)] = (size, message)
 
 
 # Leaves of a message: nothing inside them to walk.
-_ATOMS = frozenset({float, int, str, bool, type(None), bytes, complex})
+_ATOMS = ATOMS
 
 
-def _expanded_size(root: object, sizes: dict[int, int], budget: int) -> int:
+def _expanded_size(root: object, sizes: Sizes, budget: int, walked: set[int] | None = None) -> int:
     """How many items walking ``root`` reaches, or anything above ``budget`` once past it.
 
     The engine's message objects (dataclass instances) are walked once each, their size
     remembered in ``sizes`` by identity: a result shares its graph with its last step, and
     a shared object counts its full size at every reference without being walked again.
-    ``root`` is alive all along, so no identity is reused while ``sizes`` lives.
+    ``sizes`` keeps each object it names alive, so no identity is reused while it lives.
+    ``walked``: the lists of more than numbers met so far (inside ``root``: alive).
     """
     size = 0
     pending = [root]
+    walked = set() if walked is None else walked
     while pending:
         value = pending.pop()
         kind = type(value)
@@ -134,17 +187,29 @@ def _expanded_size(root: object, sizes: dict[int, int], budget: int) -> int:
             continue
         if kind is list:
             # A tensor's row of numbers (most of a message) is counted in C: ``array``
-            # takes only numbers, so a list it takes holds nothing to walk into.
-            try:
-                array("d", value)  # type: ignore[call-overload]
-            except (TypeError, OverflowError):  # not a number; an int past a float's range
+            # takes only numbers, so a list it takes holds nothing to walk into. A list
+            # it refused is not tried again when shared (the try costs a raised error).
+            if id(value) in walked:
                 pending.extend(value)  # type: ignore[arg-type]
                 size += 1
             else:
+                try:
+                    array("d", value)  # type: ignore[call-overload]
+                except (TypeError, OverflowError):  # not a number; an int past a float's
+                    walked.add(id(value))  # range: walked into at every reference
+                    pending.extend(value)  # type: ignore[arg-type]
+                    size += 1
+                else:
+                    size += 1 + len(value)  # type: ignore[arg-type]
+        elif kind in _HASHED_NESTS:
+            kinds = set(map(type, value))  # type: ignore[call-overload]
+            if kinds <= _ATOMS:  # a shape, a pair of names
                 size += 1 + len(value)  # type: ignore[arg-type]
-        elif kind is tuple or kind is set or kind is frozenset:
-            pending.extend(value)  # type: ignore[arg-type]
-            size += 1
+            elif kinds.isdisjoint(_HASHED_NESTS):  # nodes, gradients: walked as any item
+                pending.extend(value)  # type: ignore[arg-type]
+                size += 1
+            else:  # tuples in tuples: their depth is bounded there
+                size += _nest_size(value, pending, budget - size)  # type: ignore[arg-type]
         elif kind is dict:
             pending.extend(value.keys())  # type: ignore[attr-defined]
             pending.extend(value.values())  # type: ignore[attr-defined]
@@ -156,14 +221,39 @@ def _expanded_size(root: object, sizes: dict[int, int], budget: int) -> int:
             else:  # another: sized once, by a call of its own
                 known = sizes.get(id(value))
                 if known is None:
-                    known = _expanded_size(value, sizes, budget - size)
+                    known = (_expanded_size(value, sizes, budget - size, walked), value)
                     sizes[id(value)] = known
-                size += known
+                size += known[0]
         else:
             size += 1
         if size > budget:
             return size
     return size
+
+
+# Containers whose hash (or their items' hash) recurses in C without a depth check.
+_HASHED_NESTS = frozenset({tuple, set, frozenset})
+
+
+def _nest_size(root: tuple | set | frozenset, pending: list[object], budget: int) -> int:
+    """The items of ``root`` and of the tuples and sets nested in it, level by level,
+    refused past :data:`MAX_DEPTH` levels (hashing a deeper one can crash the window: see
+    CHEAP_NESTING); anything else inside goes on ``pending``. Above ``budget``: stops."""
+    size = 0
+    level: list[tuple | set | frozenset] = [root]
+    for _ in range(MAX_DEPTH):
+        inner: list[tuple | set | frozenset] = []
+        for nest in level:
+            size += 1
+            if _HASHED_NESTS.isdisjoint(set(map(type, nest))):
+                pending.extend(nest)  # the usual case (a tuple of nodes, of numbers...)
+            else:
+                for item in nest:
+                    (inner if type(item) in _HASHED_NESTS else pending).append(item)
+        if not inner or size > budget:
+            return size
+        level = inner
+    raise pickle.UnpicklingError("the engine sent a message nested too deep")
 
 
 def check_shape(data: bytes) -> None:
@@ -245,188 +335,6 @@ def check_shape(data: bytes) -> None:
         raise pickle.UnpicklingError(f"the engine sent a malformed message: {exc}") from exc
 
 
-Checker = typing.Callable[[object, list[object]], bool]
-
-
-@functools.cache
-def _field_checks(cls: type) -> tuple[frozenset[str], tuple[tuple[str, Checker], ...]]:
-    """A message class's field names, and a check per field from its annotation (the
-    modules write them as strings: ``from __future__ import annotations``)."""
-    hints = typing.get_type_hints(cls)
-    fields = dataclasses.fields(cls)
-    return frozenset(f.name for f in fields), tuple(
-        (f.name, _checker(hints[f.name])) for f in fields
-    )
-
-
-def check_fields(message: object) -> None:
-    """Refuse a message whose objects hold anything but what their classes' fields say.
-
-    The unpickler builds a message class from whatever the pickle gives it (``REDUCE``
-    calls it with any arguments; ``BUILD`` fills its ``__dict__`` with any keys): an
-    ``Answer`` whose result holds an ``int`` where a ``TensorInfo`` goes would make the
-    window fail far from here, on its GUI thread. So every field must hold what its
-    annotation says (``Any``: plain data, the numbers of a tensor), and an object holds
-    its fields and nothing else (an extra ``__dict__`` key would shadow a method).
-    """
-    pending: list[object] = [message]
-    seen: set[int] = set()  # message objects checked (all alive: ids are not reused)
-    while pending:
-        value = pending.pop()
-        if type(value) in _ATOMS:
-            continue
-        if hasattr(type(value), "__dataclass_fields__"):
-            if id(value) in seen:
-                continue
-            seen.add(id(value))
-            names, checks = _field_checks(type(value))  # type: ignore[arg-type]
-            state = vars(value)
-            if state.keys() != names:
-                raise pickle.UnpicklingError(
-                    f"the engine sent a {type(value).__name__} with other attributes than "
-                    "its fields"
-                )
-            for name, check in checks:
-                if not check(state[name], pending):
-                    raise pickle.UnpicklingError(
-                        f"the engine sent a {type(value).__name__} whose {name} is a "
-                        f"{type(state[name]).__name__}"
-                    )
-        elif isinstance(value, list | tuple | set | frozenset):
-            if type(value) is list and _numbers(value):
-                continue
-            pending.extend(value)
-        elif isinstance(value, dict):
-            pending.extend(value.keys())
-            pending.extend(value.values())
-
-
-def _numbers(values: list[Any]) -> bool:
-    try:
-        array("d", values)
-    except (TypeError, OverflowError):
-        return False
-    return True
-
-
-@functools.cache
-def _checker(hint: object) -> Checker:
-    """A check for values of type ``hint``, built once per annotation (a long training
-    loop's result holds tens of thousands of fields, and a slider tick reads a result).
-
-    Most annotations are a few exact types, message classes among them, alone, in a union
-    or as the items of a tuple or dict: those are checked by type lookups that run in C
-    (``type(v) in types``, ``set(map(type, items))``), the rest by composed checks."""
-    exact = _exact_types(hint)
-    if exact is not None:
-        plain, messages = exact
-        if not messages:
-            return lambda value, pending: type(value) in plain
-
-        def one(value: object, pending: list[object]) -> bool:
-            kind = type(value)
-            if kind in messages:
-                pending.append(value)  # its own fields are checked in turn
-                return True
-            return kind in plain
-
-        return one
-    if hint is Any:
-        # Plain data (numbers, mostly: a tensor's): the unpickler built nothing else, and
-        # check_expanded bounded it.
-        return lambda value, pending: True
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if origin is Union or origin is types.UnionType:
-        options = [_checker(arg) for arg in args]
-        return lambda value, pending: any(check(value, pending) for check in options)
-    if origin is Literal:
-        allowed = {(type(arg), arg) for arg in args}
-        return lambda value, pending: (
-            type(value) in (str, int, bool) and (type(value), value) in allowed
-        )
-    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
-        return _items_checker(tuple, args[0])
-    if origin is tuple:
-        items = [_checker(arg) for arg in args]
-        return lambda value, pending: (
-            type(value) is tuple
-            and len(value) == len(items)
-            and all(check(v, pending) for check, v in zip(items, value, strict=True))
-        )
-    if origin is list:
-        return _items_checker(list, args[0])
-    if origin is dict:
-        keys, values = _items_checker(list, args[0]), _items_checker(list, args[1])
-
-        def mapping(value: Any, pending: list[object]) -> bool:
-            return (
-                type(value) is dict
-                and keys(list(value.keys()), pending)
-                and values(list(value.values()), pending)
-            )
-
-        return mapping
-    return lambda value, pending: False  # an annotation the messages do not use: refuse
-
-
-def _items_checker(container: type, hint: object) -> Checker:
-    """A check for a ``container`` (tuple or list) whose items are all of type ``hint``."""
-    exact = _exact_types(hint)
-    if exact is not None:
-        plain, messages = exact
-        allowed = plain | messages
-
-        def typed(value: Any, pending: list[object]) -> bool:
-            if type(value) is not container:
-                return False
-            items: Any = value  # a tuple or a list, which mypy cannot tell from the check
-            if not set(map(type, items)) <= allowed:
-                return False
-            if messages:
-                pending.extend(items)  # plain items in there are skipped as atoms
-            return True
-
-        return typed
-    item = _checker(hint)
-
-    def each(value: Any, pending: list[object]) -> bool:
-        if type(value) is not container:
-            return False
-        items: Any = value
-        return all(item(v, pending) for v in items)
-
-    return each
-
-
-@functools.cache
-def _exact_types(hint: object) -> tuple[frozenset[type], frozenset[type]] | None:
-    """When a value of type ``hint`` is checked by its exact type alone: the plain types
-    and the message classes it may be (``float`` takes an ``int`` or a ``bool`` too, as
-    Python does); ``None`` when a type is not enough (containers, literals, ``Any``)."""
-    if hint is Any:  # a class since Python 3.11: not one to compare types with
-        return None
-    if hint is None or hint is type(None):
-        return frozenset({type(None)}), frozenset()
-    if hint is float:
-        return frozenset({float, int, bool}), frozenset()
-    if hint is int:
-        return frozenset({int, bool}), frozenset()
-    if isinstance(hint, type) and hasattr(hint, "__dataclass_fields__"):
-        return frozenset(), frozenset({hint})
-    if isinstance(hint, type) and not issubclass(hint, tuple | list | dict | set | frozenset):
-        return frozenset({hint}), frozenset()
-    origin = typing.get_origin(hint)
-    if origin is Union or origin is types.UnionType:
-        parts = [_exact_types(arg) for arg in typing.get_args(hint)]
-        if any(part is None for part in parts):
-            return None
-        return (
-            frozenset().union(*(part[0] for part in parts if part is not None)),
-            frozenset().union(*(part[1] for part in parts if part is not None)),
-        )
-    return None
-
-
 ENGINE_MESSAGES = (result, request)
 
 
@@ -435,11 +343,22 @@ def loads(data: bytes, modules: tuple[types.ModuleType, ...] = ENGINE_MESSAGES) 
     (the engine's: :mod:`gui.model.result` and :mod:`gui.model.request`) and plain data
     only, of a bounded shape, each field holding what its class says (else
     :class:`pickle.UnpicklingError`, whatever went wrong)."""
+    # A big graph's answer is a million new objects, none of them garbage: while they are
+    # built and checked the collector would run hundreds of times for nothing (its full
+    # passes over everything the window holds took most of a 5,000-node read). Turned
+    # back on after, unless something else had turned it off.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
-        message = _nested_loads(data, depth=0, modules=modules)
+        if not isinstance(data, bytes | bytearray):
+            raise pickle.UnpicklingError("the engine sent a message that is not bytes")
+        message = _loads_on_a_deep_stack(bytes(data), modules)
         check_fields(message)
         return message
     except pickle.UnpicklingError:
         raise
     except Exception as exc:  # MemoryError, ValueError, UnicodeDecodeError...
         raise pickle.UnpicklingError(f"the engine sent an unreadable message: {exc}") from exc
+    finally:
+        if collecting:
+            gc.enable()
