@@ -79,11 +79,12 @@ def wait_until_rendered(app: QApplication, session: Session, timeout: float = 30
     would hold Python's GIL against the worker thread that receives the result.
     """
     snapshot = session.snapshot
-    if snapshot.running or snapshot.stale:
+    if snapshot.running or snapshot.stale or snapshot.laying_out is not None:
         loop = QEventLoop()
 
         def check(snap: Snapshot) -> None:
-            if not snap.running and not snap.stale:
+            # A big graph's numbers come first, its picture once laid out (laying_out).
+            if not snap.running and not snap.stale and snap.laying_out is None:
                 loop.quit()
 
         session.changed.connect(check)

@@ -4,12 +4,17 @@
   cheap shape for Graphviz);
 - :func:`loop_graph`: an RNN unrolled, two leaves used in every iteration (long edges
   across every row below: the shape that makes Graphviz slow);
+- :class:`DotOnly` makes the layout worker use Graphviz for any graph (a slow layout);
 - :func:`result_with` wraps a graph in a :class:`RunResult` whose numbers the other panels
   show (a leaf ``w`` with its gradient).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from gui.model.drawing.layout import GraphLayout
+from gui.model.drawing.layout_process import LayoutProcess, never
 from gui.model.result import Graph, GraphEdge, GraphNode, RunResult, TensorData
 
 OPS = ("MulBackward0", "AddBackward0", "TanhBackward0")
@@ -79,3 +84,55 @@ def result_with(graph: Graph | None) -> RunResult:
         warnings=(),
         seed=0,
     )
+
+
+class DotOnly:
+    """A layout worker that always uses Graphviz's ``dot``, however big the graph: tests
+    keep the real worker busy for seconds with it (``loop_graph(40)``: ~6 s), as every big
+    graph did before the app had a layout of its own for them."""
+
+    def __init__(self, process: LayoutProcess) -> None:
+        self.process = process
+
+    def layout(
+        self, graph: Graph, show_saved: bool, cancelled: Callable[[], bool] = never
+    ) -> GraphLayout:
+        return self.process.layout(graph, show_saved, cancelled, use_dot=True)
+
+    def interrupt(self) -> None:
+        self.process.interrupt()
+
+
+class InProcessWorker:
+    """A layout worker stand-in: lays out in this process, and counts the requests."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def layout(
+        self, graph: Graph, show_saved: bool, cancelled: Callable[[], bool] = never
+    ) -> GraphLayout:
+        from gui.model.drawing.layout import layout_graph
+
+        self.asked.append(graph.structure_key)
+        return layout_graph(graph, show_saved)
+
+    def interrupt(self) -> None:
+        pass
+
+
+class HeldDispatcher:
+    """Holds the session's work until the test finishes it, one piece at a time: what the
+    window shows while a run or a layout is on its way."""
+
+    inline = False
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[Callable[[], object], Callable[[object], None]]] = []
+
+    def submit(self, work: Callable[[], object], done: Callable[[object], None]) -> None:
+        self.pending.append((work, done))
+
+    def finish_one(self) -> None:
+        work, done = self.pending.pop(0)
+        done(work())

@@ -7,6 +7,7 @@ screen only takes its new gradient; its stroke is made when it is next painted.
 
 from __future__ import annotations
 
+import functools
 import math
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -54,6 +55,28 @@ def arrow_polygon(base: QPointF, tip: QPointF, width: float) -> QPolygonF:
     )
 
 
+@functools.cache
+def _glow_pen() -> QPen:
+    """The step-through's glow, one pen shared by every edge (never changed)."""
+    glow = qcolor(GLOW_COLOR)
+    glow.setAlpha(GLOW_ALPHA)
+    pen = QPen(glow, GLOW_WIDTH)
+    pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+    return pen
+
+
+def _widest_arrow_bounds(base: QPointF, tip: QPointF) -> QRectF:
+    """The bounding box of :func:`arrow_polygon` at the widest stroke, a point wider: in
+    plain numbers (a polygon per edge was a tenth of building a 5,000-box scene)."""
+    bx, by, tx, ty = base.x(), base.y(), tip.x(), tip.y()
+    dx, dy = tx - bx, ty - by
+    length = math.hypot(dx, dy) or 1.0
+    half = 2.6 + 0.6 * (EDGE_BASE_WIDTH + EDGE_MAX_EXTRA_WIDTH)
+    nx, ny = -dy / length * half, dx / length * half
+    xs, ys = (tx, bx + nx, bx - nx), (ty, by + ny, by - ny)
+    return QRectF(min(xs) - 1, min(ys) - 1, max(xs) - min(xs) + 2, max(ys) - min(ys) + 2)
+
+
 class EdgeItem(QGraphicsItem):
     """One edge: the spline, an arrowhead at the layout's tip and an optional label.
 
@@ -75,6 +98,9 @@ class EdgeItem(QGraphicsItem):
     ) -> None:
         super().__init__()
         self._path = spline_path(points)
+        # What this item strokes: the whole spline, or its own end (share_trunk).
+        self._drawn = self._path
+        self._points = points
         self._pen = QPen()
         self._shape: QPainterPath | None = None
         self.link = link
@@ -83,24 +109,32 @@ class EdgeItem(QGraphicsItem):
         self.color = ""
         self.width = 0.0
         self.highlighted = False
-        glow = qcolor(GLOW_COLOR)
-        glow.setAlpha(GLOW_ALPHA)
-        self._glow_pen = QPen(glow, GLOW_WIDTH)
-        self._glow_pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        self._glow_pen = _glow_pen()
         self.setZValue(Z_EDGE)
         self._base = QPointF(*points[-1])
         self._tip = QPointF(*tip) if tip is not None else None
         # The arrowhead at the current width (empty until the first stroke), and its fill.
         self._arrow = QPolygonF()
         self._arrow_brush = NO_BRUSH
+        self._set_bounds(self._path)
+        self._label: EdgeLabelItem | None = None
+
+    @property
+    def label(self) -> EdgeLabelItem:
+        """The edge's gradient label, made when first asked for: compact graphs (thousands
+        of edges) never show labels, and making one each was a fifth of building them."""
+        if self._label is None:
+            self._label = EdgeLabelItem()
+        return self._label
+
+    def _set_bounds(self, drawn: QPainterPath) -> None:
+        """Bounds holding ``drawn`` at its widest stroke or glow, and the widest arrowhead."""
         margin = max(EDGE_BASE_WIDTH + EDGE_MAX_EXTRA_WIDTH, GLOW_WIDTH) / 2 + 1
-        bounds = self._path.boundingRect().adjusted(-margin, -margin, margin, margin)
+        bounds = drawn.boundingRect().adjusted(-margin, -margin, margin, margin)
         if self._tip is not None:
-            widest = arrow_polygon(self._base, self._tip, EDGE_BASE_WIDTH + EDGE_MAX_EXTRA_WIDTH)
-            bounds = bounds.united(widest.boundingRect().adjusted(-1, -1, 1, 1))
+            bounds = bounds.united(_widest_arrow_bounds(self._base, self._tip))
         self._bounds = bounds
         self.area = (bounds.left(), bounds.top(), bounds.right(), bounds.bottom())
-        self.label = EdgeLabelItem()
 
     @property
     def label_text(self) -> str:
@@ -113,6 +147,17 @@ class EdgeItem(QGraphicsItem):
 
     def path(self) -> QPainterPath:
         return self._path
+
+    def share_trunk(self, own_from: int) -> None:
+        """Stroke only the spline from control point ``own_from`` on: the part before it
+        lies under another edge's stroke (long edges of one source sharing a lane, see
+        :func:`gui.widgets.graph_items.share_lane_trunks`). A thousand strokes drawn over
+        each other cost a big graph's view a third of a second per paint; one costs
+        nothing. Clicks, labels and the layout still see the whole spline."""
+        self._drawn = spline_path(self._points[own_from:])
+        # Bounds of what it draws: the view then never asks it to paint for the trunk.
+        self.prepareGeometryChange()
+        self._set_bounds(self._drawn)
 
     def pen(self) -> QPen:
         self.settle()
@@ -149,9 +194,9 @@ class EdgeItem(QGraphicsItem):
         painter.setBrush(NO_BRUSH)
         if self.highlighted:
             painter.setPen(self._glow_pen)
-            painter.drawPath(self._path)
+            painter.drawPath(self._drawn)
         painter.setPen(self._pen)
-        painter.drawPath(self._path)
+        painter.drawPath(self._drawn)
         if not self._arrow.isEmpty():
             painter.setPen(NO_PEN)
             painter.setBrush(self._arrow_brush)

@@ -78,7 +78,10 @@ class GraphItems:
             if edge.kind == "data":
                 self._inputs.setdefault(edge.target, []).append(i)
             scene.addItem(edge_item)
-            scene.addItem(edge_item.label)
+            if not layout.compact:  # compact graphs have no edge labels: fewer items to visit
+                scene.addItem(edge_item.label)
+        if layout.fast:
+            share_lane_trunks(layout, self.edges)
         # The area every item can ever cover (labels are empty until the first update).
         self.bounds = scene.itemsBoundingRect()
         if not layout.compact:
@@ -203,3 +206,29 @@ def link_item(owner: NodeBox, saved: NodeBox) -> QGraphicsPathItem:
     item.setPen(pen)
     item.setZValue(Z_EDGE)
     return item
+
+
+# A long edge of the app's own layout (gui.model.drawing.fast_layout): into its source's
+# lane, down the lane, out to its target; 10 control points, the lane's bottom at [6].
+LANE_EDGE_POINTS = 10
+LANE_BOTTOM = 6
+
+
+def share_lane_trunks(layout: GraphLayout, edges: dict[int, EdgeItem]) -> None:
+    """Long edges from one source run into the same lane and down it, over each other:
+    the one going furthest strokes that trunk, the others only their own way out of the
+    lane (:meth:`EdgeItem.share_trunk`)."""
+    right = max((box.left + box.width for box in layout.nodes.values()), default=0.0)
+    groups: dict[tuple[tuple[float, float], ...], list[int]] = {}
+    for i, points in layout.edges.items():
+        if len(points) != LANE_EDGE_POINTS or i not in edges:
+            continue
+        if points[3][0] > right and points[3][0] == points[6][0]:  # down a lane
+            groups.setdefault(points[:4], []).append(i)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        longest = max(members, key=lambda i: layout.edges[i][LANE_BOTTOM][1])
+        for i in members:
+            if i != longest:
+                edges[i].share_trunk(LANE_BOTTOM)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import QRectF, QSignalBlocker, Qt
 from PySide6.QtGui import QAction, QColor, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -53,6 +53,7 @@ from gui.widgets.elided_label import ElidedLabel
 from gui.widgets.graph_items import GraphItems
 from gui.widgets.graph_search_box import GraphSearchBox
 from gui.widgets.graph_view import ZOOM_STEP, GraphView
+from gui.widgets.layout_progress import LayoutProgress
 from gui.widgets.legend_ramp import LegendRamp
 from gui.widgets.node_item import NodeItem
 from gui.widgets.qt_text import follow_application_font, plain_label
@@ -117,6 +118,8 @@ class GraphPanel(QWidget):
         self.stack = QStackedWidget()
         self.stack.addWidget(self._view)
         self.stack.addWidget(self.empty)
+        self.progress = LayoutProgress()
+        self.stack.addWidget(self.progress)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
@@ -302,6 +305,9 @@ class GraphPanel(QWidget):
         self._render_lock(snapshot)
         if graph is None or layout is None:
             self._clear(snapshot)
+            if graph is not None and snapshot.laying_out is not None:
+                self.progress.show_boxes(snapshot.laying_out)
+                self.stack.setCurrentWidget(self.progress)
             return
         items = self._items
         if (
@@ -336,6 +342,7 @@ class GraphPanel(QWidget):
         if self._items is not None:
             self._scene.clear()
             self._items = None
+            self._view.show_layout(None, QRectF())
         self._shown = None
         self.empty.setText(empty_text(snapshot))
         self.stack.setCurrentWidget(self.empty)
@@ -347,8 +354,10 @@ class GraphPanel(QWidget):
         assert snapshot.graph is not None and snapshot.layout is not None
         self._scene.clear()
         # Indexed while building (placing edge labels asks "what is here?" a lot), then
-        # unindexed for the ticks that follow (see __init__).
-        self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
+        # unindexed for the ticks that follow (see __init__). Compact graphs have no edge
+        # labels to place: indexing their thousands of items would be work for nothing.
+        if not snapshot.layout.compact:
+            self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
         items = GraphItems(self._scene, snapshot.graph, snapshot.layout)
         self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self._items = items
@@ -358,7 +367,7 @@ class GraphPanel(QWidget):
         self._scene.setSceneRect(rect.adjusted(-pad, -pad, pad, pad))
         self.stack.setCurrentWidget(self._view)
         self._view.smallest_text = items.smallest_text_size()
-        self._view.fit("initial")
+        self._view.show_layout(snapshot.layout, rect)
         self.legend.shrink()
         return items
 

@@ -29,7 +29,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.model.drawing.layout import GraphLayout
+from gui.widgets.graph_minimap import GraphMinimap
 from gui.widgets.node_item import NodeItem
+from gui.widgets.overview_paint import FAR_SCALE, OverviewPainting, first_rows_span
 from gui.widgets.scene_style import NOWHERE, Area
 
 # How much the scene fades while it shows an older result than the current state.
@@ -45,6 +48,11 @@ READABLE_TEXT_PX = 12.0
 # edges reach a pixel past an item's bounds.
 ON_SCREEN_MARGIN_PX = 4.0
 FitMode = Literal["initial", "fit"] | None
+# Room left of the first boxes in the first view of a big graph (initial_span), in points.
+INITIAL_PAD = 12.0
+# Graphs with this many boxes get the minimap when they do not fit the view (and every
+# graph of the app's own layout): a lesson's graph that scrolls a little keeps its corner.
+MINIMAP_MIN_BOXES = 150
 
 
 class GraphView(QGraphicsView):
@@ -65,6 +73,11 @@ class GraphView(QGraphicsView):
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
         self.setBackgroundBrush(QColor("white"))
         self.fit_mode: FitMode = "initial"
+        # What the first view of a graph too big to read whole shows across: the left and
+        # right of a span of the scene (None: the middle). A big graph from the app's own
+        # layout has its long edges' lanes on the right: its first view shows its first
+        # rows of boxes instead, from their left.
+        self.initial_span: tuple[float, float] | None = None
         self.stale = False
         # The smallest font the scene draws, in scene units (the panel says so per graph),
         # and how much bigger than READABLE_TEXT_PX it must show (presentation mode).
@@ -77,6 +90,15 @@ class GraphView(QGraphicsView):
         # While the view paints: the dirty region in scene coordinates, one area per
         # rectangle of whole pixels (boxes repaint only what lies in it); None otherwise.
         self.exposure: list[Area] | None = None
+        # A big graph's boxes and edges in two calls, painted instead of the items when
+        # zoomed out further than FAR_SCALE (None: always the items).
+        self.overview: OverviewPainting | None = None
+        # The overview in the corner, for graphs bigger than the view: it follows every
+        # scroll, zoom (the scroll ranges change) and resize.
+        self.minimap = GraphMinimap(self)
+        for bar in (self.horizontalScrollBar(), self.verticalScrollBar()):
+            bar.valueChanged.connect(self.minimap.follow)
+            bar.rangeChanged.connect(self.minimap.follow)
 
     def zoom(self) -> float:
         """The current zoom, 1.0 = the layout's points at their true size."""
@@ -105,6 +127,18 @@ class GraphView(QGraphicsView):
         """Fit the whole graph (``"fit"``) or fit it readably (``"initial"``)."""
         self.fit_mode = mode
         self._apply_fit()
+
+    def show_layout(self, layout: GraphLayout | None, bounds: QRectF) -> None:
+        """Get ready for a graph of ``layout`` whose items span ``bounds`` (``None``: no
+        graph), then fit it as a new graph: a big one gets the minimap, a first view of
+        its first rows and the far-out overview; a lesson-sized one the view as it was."""
+        fast = layout is not None and layout.fast
+        self.initial_span = first_rows_span(layout) if layout is not None and fast else None
+        self.overview = OverviewPainting(layout) if layout is not None and fast else None
+        if layout is not None:
+            self.fit("initial")
+        big = layout is not None and (fast or len(layout.nodes) >= MINIMAP_MIN_BOXES)
+        self.minimap.set_layout(layout if big else None, bounds)
 
     def bring_into_view(self, item: QGraphicsItem) -> None:
         """Centre ``item``, zooming in first when its text would be too small to read (a
@@ -151,7 +185,11 @@ class GraphView(QGraphicsView):
         if top_start:
             bar = self.horizontalScrollBar().sizeHint().height()
             half_height = (port.height() - bar) / (2 * scale)
-            self.centerOn(rect.center().x(), rect.top() + half_height)
+            across = rect.center().x()
+            if self.initial_span is not None:
+                left, right = self.initial_span
+                across = min((left + right) / 2, left + port.width() / (2 * scale) - INITIAL_PAD)
+            self.centerOn(across, rect.top() + half_height)
         else:
             self.centerOn(rect.center())
 
@@ -208,8 +246,12 @@ class GraphView(QGraphicsView):
         super().resizeEvent(event)
         if self.fit_mode is not None:
             self._apply_fit()
+        self.minimap.follow()
 
     def paintEvent(self, event: QPaintEvent) -> None:
+        if self.overview is not None and self.transform().m11() < FAR_SCALE:
+            self._paint_overview(self.overview, event)
+            return
         if self.before_paint is not None:
             self.before_paint(self.visible_area())
         to_scene, invertible = self.viewportTransform().inverted()
@@ -223,6 +265,16 @@ class GraphView(QGraphicsView):
             super().paintEvent(event)
         finally:
             self.exposure = None
+
+    def _paint_overview(self, overview: OverviewPainting, event: QPaintEvent) -> None:
+        painter = QPainter(self.viewport())
+        painter.setClipRegion(event.region())
+        painter.fillRect(self.viewport().rect(), self.backgroundBrush())
+        painter.setTransform(self.viewportTransform())
+        overview.paint(painter)
+        if self.stale:
+            painter.fillRect(self.sceneRect(), STALE_VEIL)
+        painter.end()
 
     def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:
         if self.stale:

@@ -21,6 +21,7 @@ report look alike: border widths and dash styles per node kind.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -99,6 +100,28 @@ class _CellPaint(NamedTuple):
     area: Area
 
 
+# Pens and colours every box of a kind shares (read only, never changed): a 7,500-box
+# graph made them 7,500 times over when it was built.
+@functools.cache
+def _border_pen(kind: str) -> QPen:
+    _rounded, width, dashed = KIND_STYLE[kind]
+    pen = QPen(qcolor(KIND_BORDER[kind]), width)
+    if dashed:
+        pen.setDashPattern([4.0, 2.0])
+    return pen
+
+
+@functools.cache
+def _shared_pens() -> tuple[QPen, QPen]:
+    """The selection ring's pen and the element cells' border pen."""
+    return QPen(qcolor(SELECTION_COLOR), SELECTION_WIDTH), QPen(qcolor(CELLS_BORDER), 0.8)
+
+
+@functools.cache
+def _text_color_for(fill: str) -> str:
+    return text_color_on(fill)
+
+
 class NodeItem(QGraphicsItem):
     """One box: a rounded rectangle in its kind's style with its text lines, centred.
 
@@ -133,7 +156,7 @@ class NodeItem(QGraphicsItem):
         # The per-element colours under the text (None: none shown now); the box keeps room
         # for them when ``has_cells`` (its layout measured it so).
         self._cells: CellStrip | None = None
-        self._text_color = text_color_on(self._fill)
+        self._text_color = _text_color_for(self._fill)
         # Paint-ready: each line's font, row, text and the row's top; each text's width (where
         # its ink is); the fill's brush, the text's pen and the cells.
         self._placed: list[tuple[QFont, QRectF, str, float]] = []
@@ -145,17 +168,13 @@ class NodeItem(QGraphicsItem):
         self._rect = QRectF(box.left, box.top, box.width, box.height)
         self._centre_x = box.x
         self._text_scale = text_scale
-        rounded, width, dashed = KIND_STYLE[kind]
+        rounded, width, _dashed = KIND_STYLE[kind]
         self._radius = CORNER_RADIUS if rounded else 0.0
-        pen = QPen(qcolor(KIND_BORDER[kind]), width)
-        if dashed:
-            pen.setDashPattern([4.0, 2.0])
-        self._pen = pen
+        self._pen = _border_pen(kind)
         grow = SELECTION_GAP + SELECTION_WIDTH / 2 + width / 2
         self._ring = self._rect.adjusted(-grow, -grow, grow, grow)
         self._ring_radius = self._radius + grow
-        self._ring_pen = QPen(qcolor(SELECTION_COLOR), SELECTION_WIDTH)
-        self._cells_pen = QPen(qcolor(CELLS_BORDER), 0.8)
+        self._ring_pen, self._cells_pen = _shared_pens()
         margin = SELECTION_GAP + SELECTION_WIDTH + width
         self._bounds = self._rect.adjusted(-margin, -margin, margin, margin)
         # Inside this rounded rectangle the box is its fill and nothing else (the border,

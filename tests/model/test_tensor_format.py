@@ -69,6 +69,7 @@ def test_views_write_numbers_only_through_tensor_format() -> None:
         "model/tensor_format.py",  # the formatter itself
         "model/drawing/svg.py",  # Graphviz attributes (inches, pen widths, positions)
         "model/drawing/layout.py",  # Graphviz attributes
+        "model/drawing/placed_svg.py",  # Graphviz attributes (a big graph's positions)
         "model/drawing/colors.py",  # "#rrggbb"
         "model/drawing/dot_reader.py",  # a size in a message
         "model/session/file_format.py",  # sizes and seconds in messages

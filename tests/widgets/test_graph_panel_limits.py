@@ -1,7 +1,7 @@
 """The graph panel with graphs that are big: a clear message instead of a frozen window.
 
 The heartbeat test lays out a graph that keeps Graphviz busy for about a second (the size
-limits are lifted for it) while a 5 ms QTimer ticks on the GUI thread: with Graphviz in the
+limits are lifted for it, and Graphviz forced on it) while a 5 ms QTimer ticks on the GUI thread: with Graphviz in the
 window's process the timer stalled for the whole layout; in the layout worker it keeps
 ticking until the layout arrives (drawing it afterwards is the panel's own work).
 """
@@ -16,13 +16,14 @@ from PySide6.QtCore import QTimer
 from pytestqt.qtbot import QtBot
 
 from gui.model.drawing.layout_process import LayoutProcess
+from gui.model.drawing.limits import MAX_LAYOUT_BOXES
 from gui.model.request import RunRequest
 from gui.model.result import RunResult
 from gui.model.session import Session, layouts
 from gui.model.session.layouts import LayoutCache
 from gui.widgets.graph_panel import GraphPanel
 from gui.widgets.thread_dispatcher import ThreadDispatcher
-from tests.big_graphs import chain_graph, loop_graph, result_with
+from tests.big_graphs import DotOnly, chain_graph, loop_graph, result_with
 from tests.fixtures import show_panel
 
 
@@ -41,13 +42,17 @@ def worker() -> Iterator[LayoutProcess]:
 def test_a_graph_over_the_limits_shows_why_it_is_not_drawn(
     qtbot: QtBot, worker: LayoutProcess
 ) -> None:
-    results = {"big": result_with(chain_graph(600)), "small": result_with(chain_graph(3))}
+    results = {
+        "big": result_with(chain_graph(MAX_LAYOUT_BOXES)),
+        "small": result_with(chain_graph(3)),
+    }
     session = Session(runs(results), layouts=LayoutCache(process=worker))
     panel = show_panel(qtbot, GraphPanel(session), 700, 500)
     session.set_code("big")
     assert panel.items is None and panel.stack.currentWidget() is panel.empty
     text = panel.empty.text()
-    assert "602 boxes" in text and "not drawn" in text and "still right" in text
+    assert f"{MAX_LAYOUT_BOXES + 2:,} boxes" in text and "not drawn" in text
+    assert "still right" in text
     session.set_code("small")
     assert panel.items is not None and panel.stack.currentWidget() is panel.view()
 
@@ -57,11 +62,12 @@ def test_the_window_keeps_ticking_while_a_big_graph_is_laid_out(
     qtbot: QtBot, worker: LayoutProcess, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(layouts, "too_big", lambda graph, show_saved: None)
+    monkeypatch.setattr(LayoutCache, "takes_a_while", lambda self, graph, show_saved: False)
     dispatcher = ThreadDispatcher()
     session = Session(
         runs({"big": result_with(loop_graph(30))}),
         dispatcher,
-        layouts=LayoutCache(process=worker),
+        layouts=LayoutCache(process=DotOnly(worker)),  # type: ignore[arg-type]
     )
     delivered: list[float] = []  # connected first: runs before the panel draws the result
     session.changed.connect(

@@ -24,6 +24,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from gui.model.drawing.colors import dominant_value
+from gui.model.drawing.fast_layout import fast_placement
+from gui.model.drawing.limits import dot_is_quick, layout_size
 from gui.model.result import Graph, GraphNode, NodeFlow, TensorData
 from gui.model.tensor_format import (
     WIDEST_NUMBER,
@@ -89,6 +91,8 @@ class GraphLayout:
     height: float
     arrows: dict[int, tuple[float, float]]
     compact: bool = False
+    # Placed by the app's own layout (:mod:`.fast_layout`), not ``dot``.
+    fast: bool = False
 
 
 def node_title(node: GraphNode) -> str:
@@ -403,8 +407,20 @@ def _parse_spline(
     return points, tip
 
 
-def layout_graph(graph: Graph, show_saved: bool = True) -> GraphLayout:
-    """Lay ``graph`` out with ``dot``, top to bottom, in the calling process.
+def _fast_layout(graph: Graph, sizes: dict[str, tuple[float, float]], compact: bool) -> GraphLayout:
+    """``graph`` placed by :mod:`.fast_layout` (too big for ``dot`` to place quickly)."""
+    placed = fast_placement(graph, sizes)
+    boxes = {
+        key: NodeBox(x, y, sizes[key][0], sizes[key][1]) for key, (x, y) in placed.centres.items()
+    }
+    return GraphLayout(
+        boxes, placed.edges, placed.width, placed.height, placed.arrows, compact, fast=True
+    )
+
+
+def layout_graph(graph: Graph, show_saved: bool = True, use_dot: bool | None = None) -> GraphLayout:
+    """Lay ``graph`` out with ``dot``, top to bottom, in the calling process; a graph
+    ``dot`` would take long over (:func:`~.limits.dot_is_quick`) with :mod:`.fast_layout`.
 
     The window calls it through :class:`~.layout_process.LayoutProcess`, within the size
     limits of :mod:`.limits`; called directly (tests, benchmarks) nothing stops it.
@@ -418,6 +434,10 @@ def layout_graph(graph: Graph, show_saved: bool = True) -> GraphLayout:
         Place the saved-tensor boxes beside their owners; without them (the window's
         default, like torchviz's) the graph is narrower and its text larger on screen.
         Edge indices stay those of ``graph.edges`` either way.
+    use_dot
+        ``None``: ``dot`` while it is quick for the graph (:func:`~.limits.dot_is_quick`),
+        else :mod:`.fast_layout`; ``True``/``False``: that one whatever the size (tests
+        keep the worker busy with a slow ``dot`` run this way).
 
     Returns
     -------
@@ -431,6 +451,10 @@ def layout_graph(graph: Graph, show_saved: bool = True) -> GraphLayout:
     names = {node.key: f"n{i}" for i, node in enumerate(graph.nodes)}
     unknown = widest_value(graph)
     sizes = {node.key: node_size(node, compact, unknown) for node in graph.nodes}
+    if use_dot is None:
+        use_dot = dot_is_quick(layout_size(graph, show_saved=True))
+    if not use_dot:
+        return _fast_layout(graph, sizes, compact)
     node_attrs = {
         key: {"width": f"{w / 72:.4f}", "height": f"{h / 72:.4f}", "fixedsize": "true", "label": ""}
         for key, (w, h) in sizes.items()

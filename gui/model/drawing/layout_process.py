@@ -46,8 +46,9 @@ LAYOUT_MESSAGES = (layout_worker, layout, result)
 
 # The child's main module, by name: tests swap in one that misbehaves on purpose.
 LAYOUT_WORKER = "gui.model.drawing.layout_worker"
-# A layout within the limits (gui.model.drawing.limits) takes well under a second; five
-# leave room for a busy machine and still end a hang quickly.
+# A layout within the limits (gui.model.drawing.limits) takes well under a second (dot)
+# or about one (the app's own, 5,000+ boxes); five leave room for a busy machine and
+# still end a hang quickly.
 LAYOUT_TIME_LIMIT_SECONDS = 5.0
 # An SVG draws every label and edge label too: a few times a layout's work.
 SVG_TIME_LIMIT_SECONDS = 20.0
@@ -140,15 +141,19 @@ class LayoutProcess:
             self._ensure_started()
 
     def layout(
-        self, graph: Graph, show_saved: bool, cancelled: Callable[[], bool] = never
+        self,
+        graph: Graph,
+        show_saved: bool,
+        cancelled: Callable[[], bool] = never,
+        use_dot: bool | None = None,
     ) -> GraphLayout:
-        """:func:`~.layout.layout_graph` in the worker.
+        """:func:`~.layout.layout_graph` in the worker (``use_dot`` as there).
 
         Raises :class:`LayoutUnavailable` (over time, crashed, out of memory, Graphviz
         refused) or :class:`LayoutCancelled` (``cancelled()`` turned true meanwhile).
         """
         value = self._request(
-            lambda job_id: LayoutJob(job_id, graph, show_saved, self._time_limit),
+            lambda job_id: LayoutJob(job_id, graph, show_saved, self._time_limit, use_dot),
             self._time_limit,
             cancelled,
         )

@@ -51,6 +51,7 @@ class LayoutJob:
     graph: Graph
     show_saved: bool
     time_limit: float
+    use_dot: bool | None = None  # None: dot while quick for this graph (see layout_graph)
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,7 @@ def run_job(job: LayoutJob | SvgJob) -> GraphLayout | str | JobFailed:
     :class:`JobFailed`, so the worker keeps serving."""
     try:
         if isinstance(job, LayoutJob):
-            return layout_graph(job.graph, job.show_saved)
+            return layout_graph(job.graph, job.show_saved, job.use_dot)
         return render_svg(job.graph, job.step, job.leaf_grads, job.shown_step, job.locked_scale)
     except MemoryError:
         return JobFailed("MemoryError: Graphviz ran out of the memory the layout may use")

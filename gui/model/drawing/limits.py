@@ -19,15 +19,30 @@ RNN of 80 steps (saved shown)    484     18,960        259 s
 
 A tensor used in every iteration of a loop (the weights of an RNN) sits above the first
 use and sends an edge down past every later row; ``dot`` orders those edges through every
-row they cross, and that, not the box count, is what explodes. So a graph is drawn when
-both numbers stay under their limit (:data:`MAX_LAYOUT_BOXES` boxes and
-:data:`MAX_ROWS_CROSSED` rows crossed by edges in all), which keeps ``dot`` well under a
-second here (0.1-0.3 s for the biggest graphs it still draws). The rows are estimated the
-way ``dot`` ranks a graph: every box one row below its lowest input, a leaf right above
-its first use.
+row they cross, and that, not the box count, is what explodes. So ``dot`` lays a graph out
+only while both numbers stay under its limits (:data:`DOT_MAX_BOXES` boxes and
+:data:`DOT_MAX_ROWS_CROSSED` rows crossed by edges in all), which keeps it well under a
+second here (0.1-0.3 s for the biggest graphs it still places); :func:`dot_is_quick`. The
+rows are estimated the way ``dot`` ranks a graph: every box one row below its lowest
+input, a leaf right above its first use.
 
-The window shows the numbers of a graph it does not draw in every other panel; the SVG
-export and the graph panel say why the picture is missing (:func:`too_big`).
+Bigger graphs are placed by the app's own layered layout (:mod:`.fast_layout`), whose cost
+grows with boxes and edges only (rows crossed by long edges cost nothing there). Measured
+here (``benchmarks/big_layout.py``, layout in the worker's code, no window):
+
+===============================  ======  ============  ==========  ===========
+program                          boxes   rows crossed  ``dot``     fast layout
+===============================  ======  ============  ==========  ===========
+chain of 2,000 ops               2,002   0             0.9 s       0.1 s
+chain of 5,000 ops               5,002   0             2.4 s       0.25-0.45 s
+RNN of 200 steps                 603     119,400       > 5 min     0.04-0.07 s
+RNN of 2,000 steps               6,003   11,994,000    (never)     0.35-0.7 s
+===============================  ======  ============  ==========  ===========
+
+Past :data:`MAX_LAYOUT_BOXES` boxes the app says so instead of drawing (:func:`too_big`):
+building the window's items for that many boxes, not the layout, is then what takes
+seconds. The window shows the numbers of a graph it does not draw in every other panel; the
+SVG export and the graph panel say why the picture is missing.
 """
 
 from __future__ import annotations
@@ -36,8 +51,13 @@ from dataclasses import dataclass
 
 from gui.model.result import Explanation, Graph
 
-MAX_LAYOUT_BOXES = 500
-MAX_ROWS_CROSSED = 1000
+# Graphviz's dot places graphs within both of these (see the module docs).
+DOT_MAX_BOXES = 500
+DOT_MAX_ROWS_CROSSED = 1000
+# The app's own layout places graphs up to this many boxes; past it, no picture. An RNN
+# of 4,000 steps (12,000 boxes) took 3.2 s in the worker on a busy machine, near its
+# 5 s time limit (layout_process.LAYOUT_TIME_LIMIT_SECONDS).
+MAX_LAYOUT_BOXES = 10_000
 GRAPH_TOO_BIG = "graph-too-big"
 
 
@@ -96,28 +116,23 @@ def layout_size(graph: Graph, show_saved: bool) -> LayoutSize:
     return LayoutSize(boxes=len(keys), rows_crossed=crossed)
 
 
+def dot_is_quick(size: LayoutSize) -> bool:
+    """Whether Graphviz's ``dot`` places a graph of ``size`` well within a second (else the
+    app's own layout, :mod:`.fast_layout`, does)."""
+    return size.boxes <= DOT_MAX_BOXES and size.rows_crossed <= DOT_MAX_ROWS_CROSSED
+
+
 def too_big(graph: Graph, show_saved: bool) -> Explanation | None:
     """Why ``graph`` is not drawn, in plain words, or ``None`` when it is small enough."""
-    size = layout_size(graph, show_saved)
-    if size.boxes > MAX_LAYOUT_BOXES:
-        message = (
-            f"The graph has {size.boxes:,} boxes: more than the {MAX_LAYOUT_BOXES:,} "
-            "the app draws, so it is not drawn."
-        )
-    elif size.rows_crossed > MAX_ROWS_CROSSED:
-        message = (
-            f"The graph has {size.boxes:,} boxes, but tensors reused all the way down (like "
-            f"the weights in a loop) draw long edges across {size.rows_crossed:,} rows in "
-            f"all; the app draws up to {MAX_ROWS_CROSSED:,}, so it is not drawn."
-        )
-    else:
+    boxes = len(drawn_keys(graph, show_saved))
+    if boxes <= MAX_LAYOUT_BOXES:
         return None
     return Explanation(
         kind=GRAPH_TOO_BIG,
-        message=message,
-        explanation="Laying out a graph this big takes Graphviz seconds to minutes, so the "
-        "app skips the picture rather than keep you waiting. Every number in the other "
-        "panels is still right.",
+        message=f"The graph has {boxes:,} boxes: more than the {MAX_LAYOUT_BOXES:,} "
+        "the app draws, so it is not drawn.",
+        explanation="Drawing a graph this big would keep you waiting, so the app skips the "
+        "picture. Every number in the other panels is still right.",
         fix="To see the graph, make it smaller: fewer loop iterations (e.g. `range(5)`) or "
         "fewer layers.",
         severity="warning",

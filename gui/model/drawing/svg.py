@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from html import escape
+from typing import Any
 
 from gui.model.drawing.colors import (
     CELLS_BORDER,
@@ -34,10 +35,12 @@ from gui.model.drawing.layout import (
     dot_source,
     has_cells,
     is_compact,
+    layout_graph,
     node_lines,
     node_title,
     text_width,
 )
+from gui.model.drawing.limits import dot_is_quick, layout_size
 from gui.model.drawing.paint import (
     BEYOND_TEXT,
     CellStrip,
@@ -49,6 +52,7 @@ from gui.model.drawing.paint import (
     element_cells,
     gradients,
 )
+from gui.model.drawing.placed_svg import placed_agraph
 from gui.model.result import Graph, GraphEdge, GraphNode, StepRecord, TensorData
 from gui.model.tensor_format import format_short
 
@@ -57,6 +61,12 @@ from gui.model.tensor_format import format_short
 # browsers that lack it). Box widths are measured with wider DejaVu metrics, so text fits.
 FONT_NAME = "Helvetica"
 EDGE_FONT_SIZE = 9.0
+
+# What XML 1.0 forbids (controls but tab and line breaks, lone surrogates, U+FFFE/U+FFFF).
+# Names and messages are the program's strings (`add_module('a\x01b', ...)`): Graphviz's
+# HTML labels refused them, and the SVG it wrote was no XML (no graph.png), graph.dot with
+# a lone surrogate could not be written at all.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 _STYLE = {
     "leaf": ("rounded,filled", 2.2),
@@ -211,6 +221,44 @@ def _legend(
     return f'<<TABLE BORDER="0" CELLSPACING="2" CELLPADDING="0">{body}</TABLE>>'
 
 
+def svg_attributes(
+    graph: Graph,
+    step: StepRecord | None,
+    leaf_grads: Mapping[str, TensorData | None],
+    shown_step: StepRecord | None = None,
+    locked_scale: float | None = None,
+) -> dict[str, Any]:
+    """The attributes of every box, edge and the graph (its legend) in the SVG, as
+    :func:`~.layout.dot_source`'s keyword arguments (the parameters are :func:`render_svg`'s)."""
+    compact = is_compact(graph)
+    grads = gradients(graph, step, leaf_grads, shown_step, locked_scale)
+    has_gradients = grads.any
+    return {
+        "node_attrs": {n.key: _node_attrs(n, grads, compact, step) for n in graph.nodes},
+        "edge_attrs": {
+            i: _edge_attrs(e, grads.edges[i], grads.scale, compact)
+            for i, e in enumerate(graph.edges)
+        },
+        "link_attrs": {
+            "style": "dotted",
+            "color": LINK_COLOR,
+            "arrowhead": "none",
+            "penwidth": "1.2",
+        },
+        "graph_attrs": {
+            "fontname": FONT_NAME,
+            "fontsize": str(FONT_SIZE),
+            "labelloc": "b",
+            "pad": "0.2",
+            "bgcolor": "white",
+            "outputorder": "edgesfirst",
+            "label": _legend(graph, step, grads.scale, has_gradients, compact, grads.beyond),
+        },
+        "node_defaults": {"fontname": FONT_NAME, "height": "0"},
+        "edge_defaults": {"fontname": FONT_NAME, "fontsize": str(EDGE_FONT_SIZE)},
+    }
+
+
 def svg_dot(
     graph: Graph,
     step: StepRecord | None,
@@ -225,36 +273,10 @@ def svg_dot(
     and the text can be restyled or laid out by any Graphviz tool. Building it needs no
     Graphviz, so the window's process may call it.
     """
-    compact = is_compact(graph)
     names = {node.key: f"n{i}" for i, node in enumerate(graph.nodes)}
-    grads = gradients(graph, step, leaf_grads, shown_step, locked_scale)
-    has_gradients = grads.any
-    return dot_source(
-        graph,
-        names,
-        node_attrs={n.key: _node_attrs(n, grads, compact, step) for n in graph.nodes},
-        edge_attrs={
-            i: _edge_attrs(e, grads.edges[i], grads.scale, compact)
-            for i, e in enumerate(graph.edges)
-        },
-        link_attrs={
-            "style": "dotted",
-            "color": LINK_COLOR,
-            "arrowhead": "none",
-            "penwidth": "1.2",
-        },
-        graph_attrs={
-            "fontname": FONT_NAME,
-            "fontsize": str(FONT_SIZE),
-            "labelloc": "b",
-            "pad": "0.2",
-            "bgcolor": "white",
-            "outputorder": "edgesfirst",
-            "label": _legend(graph, step, grads.scale, has_gradients, compact, grads.beyond),
-        },
-        node_defaults={"fontname": FONT_NAME, "height": "0"},
-        edge_defaults={"fontname": FONT_NAME, "fontsize": str(EDGE_FONT_SIZE)},
-    )
+    attributes = svg_attributes(graph, step, leaf_grads, shown_step, locked_scale)
+    dot = dot_source(graph, names, **attributes)
+    return _NOT_XML.sub("\ufffd", dot)
 
 
 def render_svg(
@@ -289,10 +311,14 @@ def render_svg(
         The SVG text. Graphs above :data:`~gui.model.drawing.layout.COMPACT_NODE_LIMIT` nodes get
         title-only boxes and no edge labels so they still render in seconds.
     """
-    g = read_dot(svg_dot(graph, step, leaf_grads, shown_step, locked_scale))
-    # layout() then draw() rather than draw(prog="dot"): the latter prints a "may take a long
-    # time" warning to stderr for graphs over 1000 nodes.
-    g.layout(prog="dot")
+    if dot_is_quick(layout_size(graph, show_saved=True)):
+        g = read_dot(svg_dot(graph, step, leaf_grads, shown_step, locked_scale))
+        # layout() then draw() rather than draw(prog="dot"): the latter prints a "may take
+        # a long time" warning to stderr for graphs over 1000 nodes.
+        g.layout(prog="dot")
+    else:  # too slow for dot: the window's own layout, which Graphviz only draws
+        attributes = svg_attributes(graph, step, leaf_grads, shown_step, locked_scale)
+        g = placed_agraph(graph, layout_graph(graph, show_saved=True, use_dot=False), attributes)
     svg: bytes = g.draw(format="svg")
     return _centre_node_text(svg.decode("utf-8"))
 

@@ -14,7 +14,7 @@ from gui.model.drawing.layout_process import (
     LayoutUnavailable,
     never,
 )
-from gui.model.drawing.limits import GRAPH_TOO_BIG
+from gui.model.drawing.limits import GRAPH_TOO_BIG, drawn_keys
 from gui.model.request import RunRequest
 from gui.model.result import Explanation, RunResult, failed_result
 from gui.model.session.layouts import LayoutCache
@@ -37,6 +37,17 @@ class Computed:
     layout: GraphLayout | None
     show_saved: bool = False
     cancelled: bool = False
+    # The graph is big and still being laid out: shown without a picture (the graph panel
+    # says it is laying it out) until the session's second request brings the layout.
+    layout_pending: bool = False
+
+    @property
+    def laying_out(self) -> int | None:
+        """How many boxes are being laid out (``None``: no layout pending)."""
+        graph = self.result.graph
+        if not self.layout_pending or graph is None:
+            return None
+        return len(drawn_keys(graph, self.show_saved))
 
 
 def compute(
@@ -63,6 +74,10 @@ def compute(
     if outdated():
         return Computed(request, result, None, show_saved, cancelled=True)
     try:
+        if layouts.takes_a_while(result.graph, show_saved):
+            # Numbers first, the picture once laid out: the session asks for the layout
+            # next (a request of its own), and the panels show the result meanwhile.
+            return Computed(request, result, None, show_saved, layout_pending=True)
         return lay_out(layouts, Computed(request, result, None, show_saved), show_saved, outdated)
     except Exception as exc:  # a result with fields of the wrong kind: still an answer
         failed = failed_result(_engine_error(exc), seed=request.program.seed)
@@ -89,7 +104,9 @@ def lay_out(
         warnings, layout = (*warnings, _layout_error(exc)), None
     if warnings != result.warnings:
         result = replace(result, warnings=warnings)
-    return replace(computed, result=result, layout=layout, show_saved=show_saved)
+    return replace(
+        computed, result=result, layout=layout, show_saved=show_saved, layout_pending=False
+    )
 
 
 def _engine_error(exc: Exception) -> Explanation:

@@ -1,7 +1,9 @@
 """Graph layouts kept by structure: values changing never moves a node.
 
 Layouts come from the layout worker's process (:mod:`gui.model.drawing.layout_process`),
-never from Graphviz in the window's process. A graph over the size limits
+never from Graphviz in the window's process (a big graph there is placed by the app's own
+layout, :mod:`gui.model.drawing.fast_layout`, and shown once its numbers are: see
+:meth:`LayoutCache.takes_a_while`). A graph over the size limits
 (:mod:`gui.model.drawing.limits`) is not sent at all, and one that made Graphviz hang or
 crash is not sent again: both are remembered by structure with the words that say why, so
 a slider tick on such a graph costs a dictionary lookup, not another attempt.
@@ -19,7 +21,7 @@ from gui.model.drawing.layout_process import (
     never,
     shared_layout_process,
 )
-from gui.model.drawing.limits import too_big
+from gui.model.drawing.limits import dot_is_quick, layout_size, too_big
 from gui.model.result import Explanation, Graph
 
 
@@ -72,6 +74,16 @@ class LayoutCache:
         if isinstance(known, Explanation):
             raise LayoutUnavailable(known)
         return known
+
+    def takes_a_while(self, graph: Graph | None, show_saved: bool) -> bool:
+        """Whether :meth:`get` would keep the graph waiting a noticeable time: a new
+        structure too big for Graphviz's quick range (the window says it is laying it out
+        meanwhile, see :func:`~gui.model.session.computed.compute`)."""
+        if graph is None or not graph.nodes or (graph.structure_key, show_saved) in self._layouts:
+            return False
+        return too_big(graph, show_saved) is None and not dot_is_quick(
+            layout_size(graph, show_saved)
+        )
 
     def interrupt(self) -> None:
         """Make a layout in progress check whether it is still wanted (any thread)."""

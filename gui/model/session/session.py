@@ -465,7 +465,9 @@ class Session(ReplayControls, JacobianRecipeControls, LessonNavigation, Function
 
     def _relayout_if_needed(self) -> None:
         shown = self._shown
-        if shown is None or shown.result.graph is None or shown.show_saved == self._show_saved:
+        if shown is None or shown.result.graph is None:
+            return
+        if shown.show_saved == self._show_saved and not shown.layout_pending:
             return
         show = self._show_saved
         outdated = self._outdated_check()
@@ -619,6 +621,7 @@ class Session(ReplayControls, JacobianRecipeControls, LessonNavigation, Function
             time_limit=self._time_limit,
             locked_scale=self._locked_scale(),
             lesson_step=self._lesson_position(),
+            laying_out=None if shown is None else shown.laying_out,
         )
 
     def _emit(self, changes: set[str]) -> None:

@@ -113,6 +113,9 @@ class Snapshot:
     jacobian_recipe: JacobianRecipe | None = None
     # The open lesson's step, its note and the view it asks for (None: no lesson steps).
     lesson_step: LessonPosition | None = None
+    # How many boxes of the shown graph are being laid out (a big graph: its numbers are
+    # shown first, its picture when laid out); None when no layout is pending.
+    laying_out: int | None = None
 
     # -- the state, as panels read it --------------------------------------------------
 

@@ -111,7 +111,7 @@ def test_a_worker_found_dead_between_requests_is_replaced_quietly(probe: LayoutP
 def test_graphviz_errors_come_back_as_explanations(
     probe: LayoutProcess, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def refuse(graph: object, show_saved: bool) -> None:
+    def refuse(graph: object, show_saved: bool, use_dot: bool | None = None) -> None:
         raise ValueError("syntax error in line 3")
 
     monkeypatch.setattr(layout_worker, "layout_graph", refuse)
@@ -140,7 +140,7 @@ def test_an_outdated_layout_is_cancelled_not_awaited(real: LayoutProcess) -> Non
     threading.Thread(target=change_the_code_soon).start()
     started = time.monotonic()
     with pytest.raises(LayoutCancelled):
-        real.layout(loop_graph(40), False, cancelled=outdated.is_set)
+        real.layout(loop_graph(40), False, cancelled=outdated.is_set, use_dot=True)
     assert time.monotonic() - started < 1.5
     assert real.pid != busy and real.restarts == 1
     assert real.layout(chain_graph(3), False).nodes  # and the next one is served
@@ -174,7 +174,7 @@ def test_running_out_of_the_memory_allowed_is_reported_and_survived() -> None:
     process = LayoutProcess(memory_headroom=1024**2)
     try:
         with pytest.raises(LayoutUnavailable) as failed:
-            process.layout(loop_graph(40), False)
+            process.layout(loop_graph(40), False, use_dot=True)
         assert failed.value.explanation.kind in (LAYOUT_ERROR, LAYOUT_CRASHED)
         assert failed.value.explanation.severity == "warning"
     finally:
