@@ -100,15 +100,3 @@ def replayed_leaf_grads(
         reached = key is None or key in done or key not in step.flows
         grads[name] = after if reached else step.grads_before.get(name)
     return grads
-
-
-def position_text(replay: Replay, step: StepRecord | None) -> str:
-    """``"node 3 of 5: PowBackward0"``, or where the replay stands before the first node."""
-    count = node_count(step)
-    if count == 0 or step is None:
-        return "nothing to replay"
-    if replay.position <= 0:
-        return f"before the first of {count} nodes: the seed v waits at the output"
-    if replay.position >= count:
-        return f"all {count} nodes ran: this is the whole backward call"
-    return f"node {replay.position} of {count}"
