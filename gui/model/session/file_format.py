@@ -353,14 +353,7 @@ def session_from_dict(data: dict[str, Any]) -> Document:
         )
     if "code" not in data:
         raise SessionFileError("code: missing; the session's program is required")
-    code = _text(data, "code", MAX_CODE_CHARS)
-    bad = _BIDI_CONTROL.search(code)
-    if bad is not None:
-        line = code.count("\n", 0, bad.start()) + 1
-        raise SessionFileError(
-            f"code: line {line} holds an invisible character that reorders text "
-            f"({bad.group()!a}), so the code would not run as it reads; delete it"
-        )
+    code = _readable_code(_text(data, "code", MAX_CODE_CHARS), "code")
     values = _values(data.get("values", {}))
     output = data.get("output")
     if output is not None:
@@ -404,6 +397,19 @@ def session_from_dict(data: dict[str, Any]) -> Document:
     )
 
 
+def _readable_code(code: str, where: str) -> str:
+    """``code``, refused when a bidirectional control makes it read otherwise than it runs
+    (the error names ``where``: ``code``, ``steps[2].code``)."""
+    bad = _BIDI_CONTROL.search(code)
+    if bad is not None:
+        line = code.count("\n", 0, bad.start()) + 1
+        raise SessionFileError(
+            f"{where}: line {line} holds an invisible character that reorders text "
+            f"({bad.group()!a}), so the code would not run as it reads; delete it"
+        )
+    return code
+
+
 def _lesson(data: dict[str, Any]) -> LessonExtras:
     """A lesson's prompts and steps, checked with this module's own field checks."""
     checks = lesson_format.FieldChecks(
@@ -412,6 +418,7 @@ def _lesson(data: dict[str, Any]) -> LessonExtras:
         duplicate=_refuse_duplicate,
         kind=_kind,
         shown=_shown,
+        code=_readable_code,
         max_code_chars=MAX_CODE_CHARS,
     )
     try:

@@ -34,9 +34,7 @@ STEP_FIELDS = ("note", "code", "values", "gradient", "backward", "select", "view
 MAX_VALUE_NAMES = 1_000
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_]{1,40}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# As in file_format: reordering controls make code read otherwise than it runs, and
-# controls have no place in a one-line text.
-_BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
+# Controls (reordering ones included) have no place in a one-line text.
 _LINE_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 
 
@@ -60,6 +58,7 @@ class FieldChecks:
     duplicate: Callable[[object, str], None]
     kind: Callable[[object], str]
     shown: Callable[[object], str]
+    code: Callable[[str, str], str]
     max_code_chars: int
 
 
@@ -201,14 +200,7 @@ def _code(raw: object, where: str, checks: FieldChecks) -> str:
         raise LessonFieldError(
             f"{where}: {len(code):,} characters is too long (at most {checks.max_code_chars:,})"
         )
-    bad = _BIDI_CONTROL.search(code)
-    if bad is not None:
-        line = code.count("\n", 0, bad.start()) + 1
-        raise LessonFieldError(
-            f"{where}: line {line} holds an invisible character that reorders text "
-            f"({bad.group()!a}), so the code would not run as it reads; delete it"
-        )
-    return code
+    return checks.code(code, where)
 
 
 def _line(raw: object, where: str, limit: int, checks: FieldChecks) -> str:

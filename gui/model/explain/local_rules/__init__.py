@@ -2,8 +2,8 @@
 
 The node details pane explains a node in three layers: what it is, its local derivative
 rule in plain math (``∂(a·b)/∂a = b``), and that rule evaluated on the numbers of the shown
-backward step (``grad_a = g · b = [1., 1.] · [4., 5.] = [4., 5.]``). Every operand comes
-from torch (saved tensors, arriving gradients) and every final ``= ...`` is the gradient
+backward step (``grad_a = g · b = [1., 1.] · [4., 5.] = [4., 5.]``). Every operand is what
+torch recorded (saved tensors, arriving gradients) and every final ``= ...`` is the gradient
 torch's own backward sent (``flow.leaving``); the rule is re-evaluated with numpy only to
 show the working, and :attr:`NodeDescription.checks` says whether it agrees.
 
