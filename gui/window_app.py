@@ -27,8 +27,9 @@ from gui.model.session.file_format import READ_TIMEOUT_SECONDS, load_session_wit
 from gui.model.session.file_io import file_kind, write_atomically
 from gui.model.session.layouts import LayoutCache
 from gui.resources import default_lesson
-from gui.widgets.main_window import APP_NAME, MainWindow, show_document
+from gui.widgets.main_window import MainWindow
 from gui.widgets.thread_dispatcher import ThreadDispatcher
+from gui.widgets.window_files import APP_NAME, show_document
 
 ORGANIZATION = "AutogradExplorer"
 # Projectors and classrooms: nothing in the app is drawn smaller than this.
