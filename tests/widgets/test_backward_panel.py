@@ -16,6 +16,7 @@ from gui.model.views.backward import IMPLICIT_LABEL
 from gui.widgets.backward_panel import BackwardPanel
 from gui.widgets.value_slider import ValueSlider
 from tests.fixtures import (
+    CUBE_FUNCTION_CODE,
     SessionSpy,
     click,
     cube_grad,
@@ -497,3 +498,21 @@ def test_no_fix_button_shows_while_none_is_offered(qtbot: QtBot, session: Sessio
     assert any(button.isVisible() for button in panel.fixes.values())
     load_lesson(session, 3)
     assert not any(button.isVisible() for button in panel.fixes.values())
+
+
+def test_building_j_row_by_row_says_which_e_k_backward_really_gets(
+    qtbot: QtBot, session: Session
+) -> None:
+    """While the recipe builds, the panel's own v is not what the engine calls: the note
+    names the one-hot row instead, and goes away (v untouched) when the recipe stops."""
+    panel = panel_for(qtbot, session)
+    session.set_code(CUBE_FUNCTION_CODE)
+    session.set_gradient([1.0, 2.0, 3.0])
+    session.step_jacobian_recipe()
+    session.step_jacobian_recipe()
+    qtbot.waitUntil(lambda: "backward(e_1)" in panel.note.text())
+    note = panel.note.text()
+    assert "y[1]" in note and "row 2 of 3" in note and "zeroes every .grad" in note
+    session.stop_jacobian_recipe()
+    qtbot.waitUntil(lambda: "Building J" not in panel.note.text())
+    assert session.snapshot.state.program.steps[-1].gradient == [1.0, 2.0, 3.0]

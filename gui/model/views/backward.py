@@ -55,6 +55,8 @@ class Shown(NamedTuple):
     gradient_range: InputRange | None
     live: bool
     stale: bool
+    # "Build J row by row" is on: the row being built (its run calls backward(e_row)).
+    recipe_row: int | None = None
 
     def same_as(self, other: Shown | None) -> bool:
         return (
@@ -84,6 +86,28 @@ def shown(snapshot: Snapshot) -> Shown:
         snapshot.ranges.get(GRADIENT_RANGE),
         live,
         snapshot.stale and not live,
+        _recipe_row(snapshot),
+    )
+
+
+def _recipe_row(snapshot: Snapshot) -> int | None:
+    recipe = snapshot.jacobian_recipe
+    return recipe.row if recipe is not None and recipe.building else None
+
+
+def recipe_note(snapshot: Snapshot) -> str:
+    """While "Build J row by row" runs, what the engine really calls instead of the
+    panel's own ``v`` (empty when the recipe is not building)."""
+    recipe = snapshot.jacobian_recipe
+    if recipe is None or not recipe.building:
+        return ""
+    out = recipe.output or "the output"
+    index = nested.index_label(recipe.output_shape, recipe.row)
+    return (
+        f"Building J row by row: this run zeroes every .grad and calls "
+        f"{out}.backward(e_{recipe.row}), a 1 at {out}{index} and 0 elsewhere "
+        f"(row {recipe.row + 1} of {recipe.row_count}). Your v below is kept and comes "
+        "back when the recipe stops."
     )
 
 
@@ -167,6 +191,9 @@ def retain_graph_note(snapshot: Snapshot) -> str:
 
 def gradient_note(snapshot: Snapshot, shape: tuple[int, ...] | None) -> str:
     """What the learner should know about ``v`` (of ``shape``) right now (empty: nothing)."""
+    building = recipe_note(snapshot)
+    if building:
+        return building
     result = snapshot.result
     out_shape = snapshot.output_shape
     if result is None:
