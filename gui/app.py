@@ -53,8 +53,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--export",
         metavar="DIR",
-        help="run the session without a window and write result.json, script.py and "
-        "graph.svg into DIR",
+        help="run the session without a window and write result.json, script.py, the "
+        "graph (graph.svg, graph.dot, graph.png) and the plots (plots.png) into DIR",
     )
     parser.add_argument(
         "--report",

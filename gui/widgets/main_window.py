@@ -281,7 +281,7 @@ class MainWindow(WindowFiles):
                 ("save", "&Save Session", self._on_view_save, std.Save, ""),
                 ("save_as", "Save Session &As…", self._on_view_save_as, "Ctrl+Shift+S", ""),
                 ("export", "&Export Report…", self._on_view_export, "Ctrl+E",
-                 "Write result.json, script.py and graph.svg into a folder"),
+                 "Write result.json, script.py, the graph (SVG, DOT, PNG) and plots into a folder"),
                 None,
                 ("quit", "&Quit", self.close, std.Quit, ""),
             ]),
