@@ -65,6 +65,34 @@ def loop_graph(iterations: int, key: str | None = None) -> Graph:
     return Graph(tuple(nodes), tuple(edges), previous, key or f"loop-{iterations}")
 
 
+def running_total_graph(iterations: int) -> Graph:
+    """:func:`loop_graph` with ``loss = loss + (h * h).sum()`` in every iteration: a
+    running total beside the hidden state, as RNN tutorials sum their loss."""
+    loop = loop_graph(iterations)
+    nodes = [n for n in loop.nodes if n.kind != "output"]
+    edges = [e for e in loop.edges if e.kind != "output"]
+    total: str | None = None
+    for i in range(iterations):
+        tanh = f"{3 * i + 2}:{OPS[2]}"
+        square, term, added = (
+            f"t{i}:{name}" for name in ("MulBackward0", "SumBackward0", "AddBackward0")
+        )
+        for node_key in (square, term) + ((added,) if total is not None else ()):
+            name = node_key.partition(":")[2]
+            nodes.append(GraphNode(node_key, name, name, "function", value=vector(0.1)))
+        edges += [GraphEdge(tanh, square, "data", 0), GraphEdge(tanh, square, "data", 1)]
+        edges.append(GraphEdge(square, term, "data", 0))
+        if total is None:
+            total = term
+            continue
+        edges += [GraphEdge(total, added, "data", 0), GraphEdge(term, added, "data", 1)]
+        total = added
+    assert total is not None
+    nodes.append(GraphNode("output", "output", "loss", "output", value=vector(1.0)))
+    edges.append(GraphEdge(total, "output", "output"))
+    return Graph(tuple(nodes), tuple(edges), total, f"total-{iterations}")
+
+
 def result_with(graph: Graph | None) -> RunResult:
     """A finished run whose output has ``graph``, with one leaf ``w`` and its gradient."""
     from gui.model.result import TensorInfo

@@ -14,7 +14,8 @@ linear:
 - **ranks**: the output at the bottom, every box right above its highest user (so a leaf,
   a weight, sits right above its first use, as ``dot`` puts it); saved tensors and
   constants sit on their owner's rank beside it (constants left, saved tensors right), as
-  with ``dot``;
+  with ``dot``; then a box with more edges up to computed inputs than down to users moves
+  up right under them (a running total under each step, not packed at the bottom);
 - **order** within a rank: a few barycenter sweeps down and up. Edges spanning a few rows
   get a chain of thin virtual nodes (so they bend around boxes); longer ones (an RNN's
   weights, used in every step) take no part: a virtual node per row they cross is exactly
@@ -139,7 +140,30 @@ def _ranks(count: int, links: list[tuple[int, int]]) -> list[int]:
                 top += 1
                 height[u] = top
     bottom = max(height, default=0)
-    return [bottom - h for h in height]
+    rank = [bottom - h for h in height]
+    _pull_up(rank, inputs, users)
+    return rank
+
+
+def _pull_up(rank: list[int], inputs: list[list[int]], users: list[list[int]]) -> None:
+    """Move a box up to right under its inputs when more of its edges go up to computed
+    inputs than down to users, so those edges get short.
+
+    Ranked from the output alone, a running total (``loss = loss + (h * h).sum()`` in every
+    step of an RNN) is packed at the bottom: two rows a step against the hidden state's
+    four, so each step's term reached further down than the last, hundreds of long edges
+    in lanes beside the picture. Pulled up, each term sits under its step. An edge from a
+    leaf does not pull (``U @ x_t`` of every step would all go up under ``U``, one wide
+    row); a box with as many users as inputs goes up too, so a chain under it can follow.
+    Top to bottom, so a box's inputs are where they end up; a box never passes its inputs
+    nor goes below where it was, so every edge still points down.
+    """
+    for v in sorted(range(len(rank)), key=rank.__getitem__):
+        computed = sum(1 for s in inputs[v] if inputs[s])
+        if computed and computed >= len(users[v]):
+            highest = max(rank[s] for s in inputs[v]) + 1
+            if highest < rank[v]:
+                rank[v] = highest
 
 
 def fast_placement(graph: Graph, sizes: Mapping[str, tuple[float, float]]) -> FastPlacement:

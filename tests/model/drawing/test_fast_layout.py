@@ -19,7 +19,7 @@ from gui.model.drawing.layout import GraphLayout, NodeBox, layout_graph
 from gui.model.drawing.limits import DOT_MAX_BOXES
 from gui.model.drawing.svg import render_svg
 from gui.model.result import Graph, GraphEdge, GraphNode
-from tests.big_graphs import chain_graph, loop_graph, vector
+from tests.big_graphs import chain_graph, loop_graph, running_total_graph, vector
 
 TOLERANCE = 1e-6
 
@@ -134,6 +134,23 @@ def test_long_edges_run_down_lanes_right_of_every_box() -> None:
         lane = points[3][0]
         assert lane > right
         assert points[3][0] == points[4][0] == points[5][0] == points[6][0]  # straight down
+
+
+def test_a_running_total_sits_beside_its_steps_so_only_leaves_send_long_edges() -> None:
+    """``loss = loss + (h * h).sum()`` every step: ranked from the output alone the total
+    was packed at the bottom and each step's term reached further down (hundreds of lanes
+    beside the picture); pulled up under its step, only the weights feed every row."""
+    graph = running_total_graph(120)
+    layout = layout_graph(graph, show_saved=False)
+    assert_well_formed(graph, layout)
+    rows = sorted({box.y for box in layout.nodes.values()})
+    rank = {key: rows.index(box.y) for key, box in layout.nodes.items()}
+    long_sources = {
+        e.source for e in graph.edges if rank[e.target] - rank[e.source] > MAX_ROUTED_SPAN
+    }
+    assert long_sources == {"w", "b"}
+    for i in (10, 60, 110):
+        assert rank[f"t{i}:SumBackward0"] - rank[f"{3 * i + 2}:TanhBackward0"] == 2
 
 
 def test_saved_tensors_and_constants_sit_beside_their_owner() -> None:
