@@ -48,6 +48,7 @@ from gui.model.views.backward import (
     status_text,
 )
 from gui.model.views.backward import shown as shown_by
+from gui.widgets.name_combo import bound_to_short_names
 from gui.widgets.number_box import NumberBox
 from gui.widgets.qt_text import plain_label, set_tooltip
 from gui.widgets.range_editor import RangeEditor
@@ -154,7 +155,7 @@ class BackwardPanel(QWidget):
     # -- building ----------------------------------------------------------------------
 
     def _build_output_row(self) -> QVBoxLayout:
-        self.output = QComboBox()
+        self.output = bound_to_short_names(QComboBox())
         self.output.setToolTip("The tensor whose backward() the buttons below call")
         self.output.activated.connect(self._on_view_output)
         row = QHBoxLayout()

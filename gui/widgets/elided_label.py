@@ -17,18 +17,25 @@ from gui.widgets.qt_text import set_tooltip
 
 
 class ElidedLabel(QLabel):
-    """One line of plain text, elided at the right where it does not fit."""
+    """One line of plain text, elided where it does not fit: at the right unless ``mode``
+    says otherwise (a tensor's element keeps both ends, ``model.layers.0…bias[12]``)."""
 
-    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        text: str = "",
+        parent: QWidget | None = None,
+        mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight,
+    ) -> None:
         super().__init__(text, parent)
+        self._mode = mode
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setWordWrap(False)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
 
     def shown_text(self) -> str:
-        """What fits: the text, or its start and "…"."""
+        """What fits: the text, or as much of it as fits with "…" where it is cut."""
         width = self.contentsRect().width()
-        return self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, width)
+        return self.fontMetrics().elidedText(self.text(), self._mode, width)
 
     def is_elided(self) -> bool:
         """Whether the label shows less than its whole text."""

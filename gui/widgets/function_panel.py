@@ -36,6 +36,7 @@ from gui.model.views.function_curve import (
     value_range,
 )
 from gui.widgets.curve_plot import Curve, CurvePlot
+from gui.widgets.name_combo import bound_to_short_names
 from gui.widgets.plot_style import plot_font
 from gui.widgets.qt_text import plain_label, set_tooltip
 
@@ -88,8 +89,7 @@ class FunctionPanel(QWidget):
         self.render(session.snapshot)
 
     def _build(self) -> None:
-        self._combo = QComboBox()
-        self._combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self._combo = bound_to_short_names(QComboBox())
         set_tooltip(self._combo, "The input element to sweep over its slider's range")
         self._combo.activated.connect(self._on_view_element_picked)
         self._combo_label = plain_label("x =")

@@ -44,6 +44,7 @@ from gui.model.views.grad_history import history_data
 from gui.model.views.grad_plots import leaf_shape
 from gui.widgets.grad_bars import GradBars
 from gui.widgets.grad_history import GradHistory
+from gui.widgets.name_combo import bound_to_short_names
 from gui.widgets.plot_style import ADDED_BORDER, BEFORE_COLOR, FINAL_COLOR, plot_font
 
 MAX_ROWS = 3
@@ -144,7 +145,7 @@ class GradPlotsPanel(QWidget):
         self.render(session.snapshot)
 
     def _build(self) -> None:
-        self._combo = QComboBox()
+        self._combo = bound_to_short_names(QComboBox())
         self._combo.setFont(plot_font())
         self._combo.setToolTip("Which leaf's gradient to plot")
         self._combo.currentTextChanged.connect(self._on_leaf_picked)
@@ -153,8 +154,11 @@ class GradPlotsPanel(QWidget):
         top = self._top = QHBoxLayout()
         self._legend = self._new_legend()
         top.addWidget(self._legend, 1)
-        top.addWidget(self._combo_label)
-        top.addWidget(self._combo)
+        # The leaf chooser on a row of its own, under the legend: beside it, the two made
+        # the narrow right column (and a 1280-pixel window) wider than the screen.
+        choose = QHBoxLayout()
+        choose.addWidget(self._combo_label)
+        choose.addWidget(self._combo, 1)
         self._empty = QLabel("No leaf tensor that requires grad: nothing to plot yet.")
         self._empty.setFont(plot_font())
         self._empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -171,6 +175,7 @@ class GradPlotsPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
+        layout.addLayout(choose)
         layout.addWidget(self._empty, 1)
         layout.addWidget(self._scroll, 1)
 

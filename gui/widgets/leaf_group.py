@@ -8,15 +8,16 @@ result only what its new numbers need.
 
 from __future__ import annotations
 
-import html
 import math
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
 )
 
@@ -25,12 +26,16 @@ from gui.model.result import FULL_VALUES_LIMIT, TensorData
 from gui.model.session import InputRange, Session, Snapshot
 from gui.model.tensor_format import WIDEST_NUMBER, format_number, format_shape, format_summary
 from gui.model.views.inputs import flat_numbers, grad_text
+from gui.widgets.elided_label import ElidedLabel
 from gui.widgets.qt_text import follow_application_font, plain_label, set_tooltip
 from gui.widgets.range_editor import RangeEditor
 from gui.widgets.selectable_text import SelectableText
 from gui.widgets.tensor_editor import TensorEditor
 
 _UNSET = object()  # what a group showed before its first refresh
+# Names up to this long share a line with the shape, dtype and badge; longer ones (a
+# model's model.layers.0.self_attn.in_proj_weight) get a line of their own.
+NAME_BESIDE_SHAPE = 12
 
 _BADGE_STYLE = (
     f"background: {LEAF_FILL}; border: 1px solid {LEAF_BORDER}; border-radius: 4px;"
@@ -59,7 +64,7 @@ class LeafGroup(QFrame):
         # with room from the start for the widest number.
         dims = len(data.shape)
         widest = "[" * dims + format_number(WIDEST_NUMBER) + "]" * dims + ","
-        self.grad_label = SelectableText(least_words=(f"{name}.grad", widest))
+        self.grad_label = SelectableText(least_words=(widest,), break_long_words=True)
         # Opaque (the group's background is the window's): new text repaints the line alone.
         self.grad_label.setAutoFillBackground(True)
         layout.addWidget(self.grad_label)
@@ -100,22 +105,33 @@ class LeafGroup(QFrame):
         self.reset.clicked.connect(self._on_view_reset)
         self.editor.elementEdited.connect(self._on_view_element)
 
-    def _header(self, data: TensorData) -> QHBoxLayout:
-        row = QHBoxLayout()
-        # Bold by markup (an own font would stop following the application's): the name is
-        # the program's text, escaped so that no tag of it survives.
-        name, shape = html.escape(self.name), html.escape(format_shape(data.shape))
-        title = QLabel(f"<b>{name}</b>&nbsp;&nbsp;{shape}&nbsp;&nbsp;")
-        title.setTextFormat(Qt.TextFormat.RichText)
+    def _header(self, data: TensorData) -> QVBoxLayout:
+        header, row = QVBoxLayout(), QHBoxLayout()
+        # The name is the program's text, shown as written; a model's qualified name longer
+        # than the column is shortened in the middle (whole on hover) rather than widening
+        # the window. Bold by weight alone: a font with only the weight set still takes its
+        # size from the application's (presentation mode).
+        title = ElidedLabel(self.name, mode=Qt.TextElideMode.ElideMiddle)
+        bold = QFont()
+        bold.setBold(True)
+        title.setFont(bold)
+        title.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        shape = plain_label(f" {format_shape(data.shape)} ")
         dtype = plain_label(data.dtype)
         badge = QLabel("requires_grad=True")
         badge.setStyleSheet(_BADGE_STYLE)
         follow_application_font(badge)
         badge.setToolTip("A leaf: backward() stores its gradient in .grad")
-        for widget in (title, dtype, badge):
+        beside: list[QLabel] = [shape, dtype, badge]
+        if len(self.name) > NAME_BESIDE_SHAPE:  # a model's qualified name: a line of its own
+            header.addWidget(title)
+        else:
+            beside.insert(0, title)
+        for widget in beside:
             row.addWidget(widget)
         row.addStretch(1)
-        return row
+        header.addLayout(row)
+        return header
 
     def refresh(self, snapshot: Snapshot, scale: float) -> None:
         """Show this leaf's numbers and gradient from ``snapshot`` (only what changed)."""

@@ -41,6 +41,9 @@ _WORDS_MAX = 1024  # words whose width the widget remembers
 _LAYOUTS_MAX = 8  # layouts kept per text (one per width asked about)
 _WRAP = QTextOption()  # as a word-wrapped label's text document
 _WRAP.setWrapMode(QTextOption.WrapMode.WordWrap)
+# Words wider than the line break where the line ends (a model's qualified name).
+_WRAP_ANYWHERE = QTextOption()
+_WRAP_ANYWHERE.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
 
 
 class SelectableText(QWidget):
@@ -48,18 +51,27 @@ class SelectableText(QWidget):
 
     ``least_words`` are words the widget makes room for from the start (the widest text a
     value can have): its least width then does not grow, and the panel does not move, when
-    the numbers do.
+    the numbers do. With ``break_long_words`` a word wider than the widget (a model's
+    ``model.layers.0.self_attn.out_proj.weight.grad``) breaks where the line ends instead
+    of making the widget, its panel and the window that wide; only ``least_words`` are
+    kept whole.
     """
 
     def __init__(
-        self, text: str = "", least_words: tuple[str, ...] = (), parent: QWidget | None = None
+        self,
+        text: str = "",
+        least_words: tuple[str, ...] = (),
+        parent: QWidget | None = None,
+        break_long_words: bool = False,
     ) -> None:
         super().__init__(parent)
         self._text = text
         self._least_words = least_words
+        self._break_long_words = break_long_words
+        self._option = _WRAP_ANYWHERE if break_long_words else _WRAP
         self._layouts: dict[int, tuple[QTextLayout, float]] = {}
         self._main = QTextLayout()
-        self._main.setTextOption(_WRAP)
+        self._main.setTextOption(self._option)
         self._words: dict[str, int] = {}
         self._number_char = 0
         self._least = 0
@@ -159,8 +171,11 @@ class SelectableText(QWidget):
         measured; other words are measured once."""
         least = self._least
         for word in text.split():
-            if len(word) * self._number_char <= least and _NUMBER_CHARS.issuperset(word):
-                continue
+            number = _NUMBER_CHARS.issuperset(word)
+            if (number and len(word) * self._number_char <= least) or (
+                self._break_long_words and not number
+            ):
+                continue  # a short number, or a word that may break
             width = self._words.get(word)
             if width is None:
                 if len(self._words) >= _WORDS_MAX:
@@ -178,7 +193,7 @@ class SelectableText(QWidget):
             return known
         if self._layouts:
             layout = QTextLayout(self._text, self.font())
-            layout.setTextOption(_WRAP)
+            layout.setTextOption(self._option)
         else:
             layout = self._main
             layout.setText(self._text)
@@ -215,6 +230,8 @@ class SelectableText(QWidget):
 
     def minimumSizeHint(self) -> QSize:
         least = self._size_label().minimumSizeHint()
+        if self._break_long_words:
+            return QSize(self._least, least.height())
         return QSize(max(self._least, least.width()), least.height())
 
     # -- events ------------------------------------------------------------------------

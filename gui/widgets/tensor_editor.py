@@ -16,11 +16,13 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from gui.model import nested
 from gui.model.session import InputRange
-from gui.widgets.qt_text import plain_label
+from gui.widgets.qt_text import plain_label, set_tooltip
 from gui.widgets.value_slider import ValueSlider
 from gui.widgets.value_table import ValueTable
 
 MAX_SLIDERS = 64
+# The most characters a row's label is given room for (see _align_labels).
+LABEL_CHARACTERS = 14
 
 
 class TensorEditor(QWidget):
@@ -55,7 +57,8 @@ class TensorEditor(QWidget):
         # that changes ("gradient (implicit 1.0)" becoming "v" on the first drag) never
         # moves the slider beside it under the mouse.
         self._label_texts: set[str] = set()
-        self._captions: list[tuple[QLabel, QWidget]] = []
+        # Each caption over its column, and its whole text (shown shortened if need be).
+        self._captions: list[tuple[QLabel, QWidget, str]] = []
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
@@ -82,15 +85,20 @@ class TensorEditor(QWidget):
         for text, column in (("value", first.box), (grad_name, first.swatch)):
             caption = plain_label(text)  # "x.grad": a name from the program
             caption.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            self._captions.append((caption, column))
+            self._captions.append((caption, column, text))
             row.addWidget(caption)
         self._size_captions()
         return row
 
     def _size_captions(self) -> None:
-        # Each caption as wide as the column it names (both follow the font).
-        for caption, column in self._captions:
-            caption.setFixedWidth(column.sizeHint().width())
+        # Each caption as wide as the column it names (both follow the font); a model's
+        # long name keeps its ".grad" end, whole on hover.
+        for caption, column, text in self._captions:
+            width = column.sizeHint().width()
+            caption.setFixedWidth(width)
+            shown = caption.fontMetrics().elidedText(text, Qt.TextElideMode.ElideLeft, width)
+            caption.setText(shown)
+            set_tooltip(caption, text if shown != text else "")
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
@@ -119,7 +127,11 @@ class TensorEditor(QWidget):
             return
         self._label_texts.update(s.labelText() for s in self.sliders)
         metrics = self.sliders[0].label.fontMetrics()
-        width = max(metrics.horizontalAdvance(text) for text in self._label_texts) + 8
+        widest = max(metrics.horizontalAdvance(text) for text in self._label_texts) + 8
+        # A model's qualified names (model.layers.0.self_attn.out_proj.bias[12]) would
+        # push the column, and a 1280-pixel window, wider than the screen: past this
+        # many characters the labels are shortened in the middle (whole on hover).
+        width = min(widest, metrics.horizontalAdvance("x" * LABEL_CHARACTERS))
         for s in self.sliders:
             s.setLabelWidth(width)
 

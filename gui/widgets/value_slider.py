@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 from gui.model.session import InputRange
 from gui.model.tensor_format import format_number
 from gui.model.views.grid_numbers import step_decimals
+from gui.widgets.elided_label import ElidedLabel
 from gui.widgets.grad_swatch import GradSwatch
 from gui.widgets.number_box import BOX_LIMIT, NumberBox
-from gui.widgets.qt_text import plain_label
 
 # QSlider positions are ints; a tiny step across a wide range would overflow them.
 MAX_TICKS = 100_000
@@ -153,7 +153,9 @@ class ValueSlider(QWidget):
         self._box_special = ""
         self._box_number: float | None = None
         self._label_text = label
-        self.label = plain_label(label)  # a tensor's name: the program's text
+        # A tensor's name (the program's text), both ends kept where a model's qualified
+        # name is longer than the labels' column (see TensorEditor).
+        self.label = ElidedLabel(label, mode=Qt.TextElideMode.ElideMiddle)
         self.slider = _Slider()
         self.slider.setSingleStep(1)
         self.slider.setPageStep(PAGE_TICKS)

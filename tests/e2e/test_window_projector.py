@@ -256,6 +256,37 @@ def test_the_window_fits_the_screen_and_the_graph_gets_its_share(
     assert_nothing_cut_off(qtbot, window)
 
 
+# A model whose parameters have long qualified names (model.layers.0.self_attn.in_proj_bias):
+# the sliders' labels, the leaf titles, their .grad lines and the plots' leaf chooser once
+# made a 1280x720 window 1,620 pixels wide.
+TRANSFORMER = """import torch
+import torch.nn as nn
+torch.manual_seed(0)
+layer = nn.TransformerEncoderLayer(16, 2, 32, dropout=0.0, batch_first=True)
+model = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+x = torch.randn(2, 5, 16)
+loss = model(x).pow(2).mean()
+"""
+
+
+@pytest.mark.parametrize("big", [False, True], ids=["normal", "presentation"])
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_models_long_names_never_make_the_window_wider_than_the_screen(
+    qtbot: QtBot, make_explorer: MakeExplorer, size: tuple[int, int], big: bool
+) -> None:
+    explorer = make_explorer(size=size)
+    window = explorer.window
+    if big:
+        window.commands["presentation"].trigger()
+    explorer.session.set_code(TRANSFORMER)
+    snapshot = settle(qtbot, explorer.session)
+    assert snapshot.error is None and "model.layers.1.linear2.bias" in snapshot.leaves
+    qtbot.wait(50)
+    assert window.size().toTuple() == size
+    assert window.minimumSizeHint().width() <= size[0]
+    assert_nothing_cut_off(qtbot, window)
+
+
 def test_compact_node_details_come_up_when_a_node_is_clicked(
     qtbot: QtBot, make_explorer: MakeExplorer
 ) -> None:

@@ -190,3 +190,20 @@ def test_hidden_it_lays_its_text_out_once_shown(qtbot: QtBot) -> None:
     tabs.setCurrentIndex(1)
     qtbot.waitUntil(lambda: line.height() > 2 * one_line)
     assert line.height() == line.heightForWidth(line.width())
+
+
+def test_a_long_name_breaks_at_the_line_end_instead_of_widening_the_panel(qtbot: QtBot) -> None:
+    """A model's ``model.layers.0.self_attn.out_proj.weight.grad`` is one word: with
+    ``break_long_words`` it breaks where the line ends; the widest number stays whole."""
+    text = "model.layers.0.self_attn.out_proj.weight.grad = [-0.1234567, 0.5]"
+    kept = SelectableText(text, least_words=("-0.1234567,",), break_long_words=True)
+    whole = SelectableText(text, least_words=("-0.1234567,",))
+    for widget in (kept, whole):
+        show_panel(qtbot, widget, 400, 80)
+    metrics = kept.fontMetrics()
+    name_width = metrics.horizontalAdvance(text.split()[0])
+    assert whole.minimumSizeHint().width() >= name_width
+    assert kept.minimumSizeHint().width() < name_width / 2
+    assert kept.minimumSizeHint().width() >= metrics.horizontalAdvance("-0.1234567,")
+    narrow = name_width // 2
+    assert kept.heightForWidth(narrow) >= 3 * metrics.height() - 2  # the name in 2+ lines

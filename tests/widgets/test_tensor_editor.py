@@ -40,8 +40,26 @@ def test_labels_and_captions_follow_the_font(qtbot: QtBot, qapp: QApplication) -
         qtbot.waitUntil(lambda: editor.label_width() > label)
         metrics = row.label.fontMetrics()
         assert editor.label_width() >= metrics.horizontalAdvance("x[0]")
-        captions = [c for c, _ in editor._captions]
+        captions = [c for c, _, _ in editor._captions]
         qtbot.waitUntil(lambda: captions[0].width() == row.box.sizeHint().width())
         assert captions[1].width() == row.swatch.sizeHint().width()
     finally:
         qapp.setFont(old)
+
+
+def test_a_models_long_names_are_shortened_not_widening_the_rows(qtbot: QtBot) -> None:
+    """A qualified name is shortened in the middle (both ends kept, whole on hover); the
+    ``.grad`` caption keeps its end; the row's least width stays that of a short name."""
+    name = "model.layers.0.self_attn.out_proj.bias"
+    short = show_panel(qtbot, TensorEditor("x", (3,), RANGE, "x.grad"), 420, 150)
+    long = show_panel(qtbot, TensorEditor(name, (3,), RANGE, f"{name}.grad"), 420, 150)
+    row = long.sliders[2]
+    assert row.labelText() == f"{name}[2]"
+    metrics = row.label.fontMetrics()
+    assert long.label_width() < metrics.horizontalAdvance(row.labelText())
+    shown = row.label.shown_text()
+    assert shown.startswith("model") and shown.endswith("[2]") and "…" in shown
+    caption = long._captions[1][0]
+    assert caption.text().startswith("…") and caption.text().endswith(".grad")
+    grow = long.sliders[0].minimumSizeHint().width() - short.sliders[0].minimumSizeHint().width()
+    assert grow <= metrics.horizontalAdvance("x" * 14)
