@@ -11,6 +11,8 @@ from __future__ import annotations
 from gui.model.result import RunResult, StepRecord
 
 FUNCTION = "backward_calls"
+# Longer lines list the names one per line.
+LINE_LENGTH = 100
 
 
 def explore_script(result: RunResult, source: str) -> str:
@@ -34,11 +36,12 @@ def explore_script(result: RunResult, source: str) -> str:
     for step in result.steps:
         lines.extend(_step_lines(step))
     names = ", ".join(repr(n) for n in result.leaves)
-    lines += [
-        f"    for name in ({names}{',' if len(result.leaves) == 1 else ''}):",
-        '        print(f"{name}.grad =", leaves[name].grad)',
-        "",
-    ]
+    loop = f"    for name in ({names}{',' if len(result.leaves) == 1 else ''}):"
+    if len(loop) > LINE_LENGTH:  # a real model's names: one per line, as a formatter would
+        loop = "\n".join(
+            ["    for name in (", *(f"        {n!r}," for n in result.leaves), "    ):"]
+        )
+    lines += [loop, '        print(f"{name}.grad =", leaves[name].grad)', ""]
     return "\n".join(lines)
 
 

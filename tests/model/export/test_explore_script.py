@@ -47,3 +47,23 @@ def test_the_calls_with_v_and_zeroing_print_the_windows_gradients(
     twin, twin_loss = model_and_loss()
     twin_loss.backward(torch.tensor([0.75, -1.0]))
     assert torch.allclose(fresh.get_parameter("0.weight").grad, twin.get_parameter("0.weight").grad)
+
+
+def test_a_real_models_many_names_are_listed_one_per_line_and_still_run(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    torch.manual_seed(5)
+    model = nn.Sequential(*(nn.Linear(3, 3) for _ in range(6)))
+    loss = model(torch.randn(2, 3)).sum()
+    graph = LiveGraph(loss, "loss", named_sources(None, model, None))
+    result = graph.run(RunRequest(Program(code="# explored", steps=(BackwardStep(),))))
+    script = explore_script(result, "explore(loss) in train.py, line 9")
+    assert max(len(line) for line in script.splitlines()) <= 100
+    assert "        '5.bias',\n" in script
+    namespace: dict[str, object] = {}
+    exec(script, namespace)
+    torch.manual_seed(5)
+    fresh = nn.Sequential(*(nn.Linear(3, 3) for _ in range(6)))
+    namespace[FUNCTION](fresh(torch.randn(2, 3)).sum(), dict(fresh.named_parameters()))  # type: ignore[operator]
+    printed = capsys.readouterr().out
+    assert printed.count(".grad =") == 12
