@@ -22,6 +22,8 @@ queued signal to reach the GUI thread, the session's snapshot building, each pan
 panel (per widget ``Paint`` events, attributed to the panel they sit in), layout requests
 and the whole window repaint. ``--profile DIR`` also writes a cProfile of the GUI thread
 per case (``DIR/<case>.prof``). ``--cases`` picks cases by a part of their name.
+``--chain 5000`` adds a big graph: ``torchviz_sizes.py``'s chain of 5,000 function nodes
+(with ``--cases none --skip structure startup --ticks 10``: that graph alone).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 
 from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, QTimer  # noqa: E402
 from PySide6.QtWidgets import QAbstractSlider, QApplication, QSlider  # noqa: E402
+from torchviz_sizes import chain_program  # noqa: E402
 
 from gui.model import wire  # noqa: E402
 from gui.model.drawing.layout import layout_graph  # noqa: E402
@@ -545,6 +548,14 @@ def main() -> None:
     parser.add_argument("--profile", metavar="DIR", help="cProfile of the GUI thread per case")
     parser.add_argument("--cases", nargs="*", help="only cases whose name contains one of these")
     parser.add_argument("--skip", nargs="*", default=[], choices=["ticks", "structure", "startup"])
+    parser.add_argument(
+        "--chain",
+        type=int,
+        nargs="*",
+        default=[],
+        metavar="FUNCTIONS",
+        help="also big graphs: torchviz_sizes.py's chains of this many function nodes",
+    )
     args = parser.parse_args()
 
     if "ticks" not in args.skip:
@@ -558,7 +569,12 @@ def ticks_report(args: argparse.Namespace) -> None:
     app, window, session = bench.app, bench.window, bench.session
     print(f"slider tick to painted window, {args.ticks} ticks each (ms)")
     print(f"{'case':34} {'nodes':>6} {'p50':>7} {'p95':>7} {'window CPU p50':>15}")
-    for name, file in cases(args.cases):
+    chains = [
+        (f"chain of {n} functions", Document(Program(code=chain_program(n)))) for n in args.chain
+    ]
+    if chains:
+        session.set_time_limit(120.0)  # a big graph's first run takes seconds
+    for name, file in [*cases(args.cases), *chains]:
         nodes = load_case(bench, file)
         profiler = cProfile.Profile() if args.profile else None
         if profiler is not None:

@@ -123,13 +123,16 @@ def export_graph(run: Any, document: Document, out_dir: Path, source: str) -> No
     (:mod:`gui.picture_export`) without showing anything; where Qt cannot load, the other
     files stand and a warning says so.
     """
+    from gui.model.drawing.collapse import drawn_result
     from gui.model.export.explore_script import explore_script
     from gui.model.export.files import write_export
     from gui.model.session.file_io import EXPORT_FILES, PICTURE_FILES, check_targets
 
     check_targets(out_dir, (*EXPORT_FILES, *PICTURE_FILES))
     result = run(document.request())
-    svg = write_export(result, explore_script(result, source), out_dir)
+    # The pictures as the window first shows them (a big model's modules collapsed).
+    drawn = drawn_result(result)
+    svg = write_export(result, explore_script(result, source), out_dir, drawn=drawn)
     try:
         from gui.picture_export import PictureError, export_pictures
     except ImportError as exc:

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from gui.model.drawing.collapse import drawn_result
 from gui.model.engine_process import EngineProcess, refusal
 from gui.model.export.files import write_export
 from gui.model.export.script import plain_script
@@ -121,7 +122,10 @@ def export_session(
         print(ENGINE_DID_NOT_START, file=stderr)
         return EXIT_CANNOT_RUN
     try:
-        svg = write_export(result, plain_script(document.program, result), Path(out_dir))
+        script = plain_script(document.program, result)
+        # The pictures as the window first shows them (a big model's modules collapsed).
+        drawn = drawn_result(result)
+        svg = write_export(result, script, Path(out_dir), drawn=drawn)
     except OSError as exc:
         print(f"error: cannot write to {out_dir}: {exc.strerror or exc}", file=stderr)
         return EXIT_CANNOT_WRITE

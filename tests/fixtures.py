@@ -186,6 +186,12 @@ MUTATORS = (
     "next_lesson_step",
     "previous_lesson_step",
     "go_to_lesson_step",
+    "collapse_module",
+    "expand_module",
+    "collapse_all_modules",
+    "expand_all_modules",
+    "collapse_to_depth",
+    "reset_module_groups",
 )
 
 

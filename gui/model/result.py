@@ -142,7 +142,9 @@ class SavedValue:
     memory: tuple[SavedStorage, ...] = ()
 
 
-NodeKind = Literal["function", "leaf", "constant", "saved", "output"]
+# "group" never comes from the engine: it is a collapsed module drawn as one box
+# (:mod:`gui.model.drawing.collapse`).
+NodeKind = Literal["function", "leaf", "constant", "saved", "output", "group"]
 
 
 @dataclass(frozen=True)

@@ -147,6 +147,21 @@ def _bulk_checker(hint: object) -> BulkChecker:
             )
 
         return rows
+    if origin is tuple and args and args[-1] is not Ellipsis:
+        fixed = _fixed_tuples(args)
+        if fixed is not None:
+            return fixed
+    if origin is dict:
+        keys, items = _bulk_checker(args[0]), _bulk_checker(args[1])
+
+        def mappings(values: list[Any], pending: list[object]) -> bool:
+            return (
+                set(map(type, values)) <= {dict}
+                and keys(list(itertools.chain.from_iterable(map(dict.keys, values))), pending)
+                and items(list(itertools.chain.from_iterable(map(dict.values, values))), pending)
+            )
+
+        return mappings
     if origin is Literal:
         literals = {(type(arg), arg) for arg in args}
 
@@ -159,6 +174,31 @@ def _bulk_checker(hint: object) -> BulkChecker:
         return chosen
     one = _checker(hint)
     return lambda values, pending: all(map(one, values, itertools.repeat(pending)))
+
+
+def _fixed_tuples(args: tuple[object, ...]) -> BulkChecker | None:
+    """A check for many tuples of ``len(args)`` items, item ``i`` of type ``args[i]``
+    (a layout's points, ``tuple[float, float]``), a column of items at a time in C; ``None``
+    when an item's type is not one :func:`_exact_types` knows."""
+    columns = [_exact_types(arg) for arg in args]
+    if any(column is None for column in columns):
+        return None
+    size = len(args)
+
+    def fixed(values: list[Any], pending: list[object]) -> bool:
+        if not set(map(type, values)) <= {tuple} or not set(map(len, values)) <= {size}:
+            return False
+        for i, column in enumerate(columns):
+            assert column is not None  # checked above
+            plain, messages = column
+            items = list(map(operator.itemgetter(i), values))
+            if not set(map(type, items)) <= plain | messages:
+                return False
+            if messages:
+                pending.extend(items)  # plain items in there are skipped as atoms
+        return True
+
+    return fixed
 
 
 def _holds_any(hint: object) -> bool:

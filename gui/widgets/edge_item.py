@@ -19,6 +19,7 @@ from gui.model.result import TensorData
 from gui.widgets.edge_label_item import EdgeLabelItem
 from gui.widgets.pixels import clamp_pixel
 from gui.widgets.scene_style import NO_BRUSH, NO_PEN, Z_EDGE, qbrush, qcolor
+from gui.widgets.tick_feed import TickFeed
 
 # How far beside its edge a label sits, so the line never runs through its digits.
 LABEL_GAP = 5.0
@@ -105,7 +106,9 @@ class EdgeItem(QGraphicsItem):
         self._shape: QPainterPath | None = None
         self.link = link
         self.source: StrokeSource | None = None
-        self._pending: StrokeSource | None = None
+        self._pending: StrokeSource | TickFeed | None = None
+        # Its position in the graph's edges: what it reads from a tick's feed.
+        self.index = -1
         self.color = ""
         self.width = 0.0
         self.highlighted = False
@@ -219,12 +222,19 @@ class EdgeItem(QGraphicsItem):
         """Take ``source`` without making the stroke (off screen): made when next painted."""
         self._pending = source
 
+    def defer_to(self, feed: TickFeed) -> None:
+        """Take a tick's ``feed`` (off screen): the stroke is made from it when next
+        painted (a big graph's tick hands one feed to all)."""
+        self._pending = feed
+
     def settle(self) -> None:
         """Make the stroke of a deferred source now, without asking for a repaint."""
         source = self._pending
         if source is None:
             return
         self._pending = None
+        if isinstance(source, TickFeed):
+            source = source.stroke(self.index)
         if source == self.source:
             return
         self.source = source

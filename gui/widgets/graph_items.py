@@ -8,12 +8,15 @@ export (:mod:`gui.model.drawing.paint`, :func:`gui.model.drawing.layout.node_lin
 On a tick only the items on screen make their texts and colours (and repaint if those
 changed); the others just take their new numbers and make them when they come into view
 (:meth:`GraphItems.settle`, which the view calls before it paints) or are read. A slider
-tick on a 200-box graph, of which a dozen boxes are in view, formats a dozen boxes.
+tick on a 200-box graph, of which a dozen boxes are in view, formats a dozen boxes; on a
+5,000-box graph the boxes and edges in view are found in one pass in C and the others are
+handed one shared feed of the tick's numbers (:mod:`gui.widgets.tick_feed`).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, Qt
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsScene
 
@@ -26,6 +29,7 @@ from gui.widgets.edge_label_item import EDGE_FONT_SIZE, EdgeLabelItem
 from gui.widgets.label_placement import place_labels
 from gui.widgets.node_item import NodeItem
 from gui.widgets.scene_style import Z_EDGE, Area, overlaps, qcolor, text_scale_for_font
+from gui.widgets.tick_feed import AreaIndex, TickFeed
 
 
 class GraphItems:
@@ -46,7 +50,8 @@ class GraphItems:
         # gradients it sends back flow along them).
         self.active: str | None = None
         self._inputs: dict[str, list[int]] = {}
-        # Items holding numbers they have not drawn yet (off screen at the last tick).
+        # Edge labels holding numbers they have not drawn yet (off screen at the last tick;
+        # boxes and strokes hold the tick's feed instead, see update).
         self._pending: dict[int, NodeItem | EdgeItem | EdgeLabelItem] = {}
         # The area in view when the pending items were last sorted out: until the view
         # moves, none of them comes into view.
@@ -72,6 +77,7 @@ class GraphItems:
                 continue
             link = edge.kind == "constant"
             edge_item = EdgeItem(points, layout.arrows.get(i), link)
+            edge_item.index = i
             if link:
                 edge_item.set_stroke(LINK_COLOR, 1.0)
             self.edges[i] = edge_item
@@ -83,12 +89,25 @@ class GraphItems:
         if layout.fast:
             share_lane_trunks(layout, self.edges)
         # The area every item can ever cover (labels are empty until the first update).
-        self.bounds = scene.itemsBoundingRect()
+        # A compact graph's items are boxes, edges and links: their own areas, in C,
+        # rather than Qt asking each of thousands of Python items for its bounds.
+        self.bounds = (
+            compact_bounds([*self.nodes.values(), *self.edges.values()], self.links)
+            if layout.compact
+            else scene.itemsBoundingRect()
+        )
         if not layout.compact:
             self.bounds = self.bounds.united(place_labels(scene, graph, self.edges))
             for edge_item in self.edges.values():
                 if not edge_item.link:
                     edge_item.label.setVisible(True)  # draws nothing while it has no text
+        # Boxes and strokes, their bounds fixed from here on: a tick finds those on screen
+        # in one pass (AreaIndex) and hands the rest one shared feed (see update).
+        self._boxes = list(self.nodes.values())
+        self._node_positions = {node.key: i for i, node in enumerate(graph.nodes)}
+        self._strokes = [(i, e) for i, e in self.edges.items() if not e.link]
+        self._box_areas = AreaIndex([item.area for item in self._boxes])
+        self._stroke_areas = AreaIndex([e.area for _, e in self._strokes])
 
     def smallest_text_size(self) -> float:
         """The smallest font size any item draws, in scene units (edge labels are smaller
@@ -111,37 +130,17 @@ class GraphItems:
         repaint if it changed; the others take their numbers and make them when next
         painted (see :meth:`settle`) or read.
         """
-        compact = self.layout.compact
-        flows = step.flows if step is not None else {}
-        scale = grads.scale
-        node_grads, edge_grads = grads.nodes, grads.edges
-        pending = self._pending
         self._checked = on_screen
-        for node in graph.nodes:
-            item = self.nodes.get(node.key)
-            if item is None:
-                continue
-            grad = node_grads[node.key]
-            # Constants, saved tensors and untouched branches come back equal on most ticks:
-            # comparing is far cheaper than formatting and colouring them again.
-            source = (node, flows.get(node.key), grad, scale if grad is not None else 0.0)
-            if on_screen is None or overlaps(item.area, on_screen):
-                item.refresh(source)
-            else:
-                item.defer(source)
-                pending[id(item)] = item
+        feed = TickFeed(graph, step, grads, self._node_positions)
+        self._feed_boxes_and_strokes(feed, on_screen)
+        if self.layout.compact:
+            return  # no edge labels
+        pending = self._pending
+        edge_grads = grads.edges
         for i, edge_item in self.edges.items():
             if edge_item.link:
                 continue
             grad = edge_grads[i]
-            stroke = (grad, scale if grad is not None else 0.0)
-            if on_screen is None or overlaps(edge_item.area, on_screen):
-                edge_item.refresh(stroke)
-            else:
-                edge_item.defer(stroke)
-                pending[id(edge_item)] = edge_item
-            if compact:
-                continue
             label = edge_item.label
             if on_screen is None or overlaps(label.area, on_screen):
                 label.refresh(grad)
@@ -149,13 +148,44 @@ class GraphItems:
                 label.defer(grad)
                 pending[id(label)] = label
 
+    def _feed_boxes_and_strokes(self, feed: TickFeed, on_screen: Area | None) -> None:
+        """Boxes and strokes within ``on_screen`` (``None``: all) make what ``feed`` gives
+        them now and repaint if it changed; every other one holds the feed and makes its
+        own when next painted or read. A tick on a 5,000-box graph touches a few dozen
+        items, not ten thousand tuples of numbers."""
+        for item in self._boxes:
+            item.defer_to(feed)
+        for _, edge_item in self._strokes:
+            edge_item.defer_to(feed)
+        boxes, strokes = self._boxes, self._strokes
+        for position in self._box_areas.overlapping(on_screen):
+            box = boxes[position]
+            source = feed.box(box.key)
+            # Constants, saved tensors and untouched branches come back equal on most ticks:
+            # comparing is far cheaper than formatting and colouring them again.
+            if source is not None:
+                box.refresh(source)
+        for position in self._stroke_areas.overlapping(on_screen):
+            index, edge_item = strokes[position]
+            edge_item.refresh(feed.stroke(index))
+
     def settle(self, on_screen: Area) -> None:
         """Make what the items coming into view (within ``on_screen``) show, before they
         are painted: a scroll or a zoom brings boxes whose numbers changed off screen."""
-        pending = self._pending
-        if not pending or on_screen == self._checked:
+        if on_screen == self._checked:
             return
         self._checked = on_screen
+        # Boxes and strokes holding a feed: those in view found in one pass (a scroll
+        # of a 5,000-box graph no longer visits every item on every frame).
+        for position in self._box_areas.overlapping(on_screen):
+            box = self._boxes[position]
+            if box.pending:
+                box.settle()
+        for position in self._stroke_areas.overlapping(on_screen):
+            edge_item = self._strokes[position][1]
+            if edge_item.pending:
+                edge_item.settle()
+        pending = self._pending  # edge labels (boxes and strokes hold the feed)
         done = []
         for key, item in pending.items():
             if not item.pending:
@@ -168,7 +198,9 @@ class GraphItems:
 
     def pending_count(self) -> int:
         """How many items hold numbers they have not made into texts and colours yet."""
-        return sum(item.pending for item in self._pending.values())
+        fed = sum(box.pending for box in self._boxes)
+        fed += sum(edge_item.pending for _, edge_item in self._strokes)
+        return fed + sum(item.pending for item in self._pending.values())
 
     def select(self, key: str | None) -> None:
         """Outline the node ``key`` (``None``: none)."""
@@ -191,6 +223,19 @@ class GraphItems:
         for i in self._inputs.get(key, []) if key is not None else []:
             self.edges[i].set_highlighted(True)
         self.active = key
+
+
+def compact_bounds(items: list[NodeItem | EdgeItem], links: list[QGraphicsPathItem]) -> QRectF:
+    """What ``scene.itemsBoundingRect()`` gives for boxes and edges (their ``area``, at
+    the scene's origin) and links: the rectangle holding them all."""
+    rect = QRectF()
+    if items:
+        table = np.array([item.area for item in items], dtype=np.float64)
+        left, top = table[:, 0].min(), table[:, 1].min()
+        rect = QRectF(left, top, table[:, 2].max() - left, table[:, 3].max() - top)
+    for link in links:
+        rect = rect.united(link.sceneBoundingRect())
+    return rect
 
 
 def link_item(owner: NodeBox, saved: NodeBox) -> QGraphicsPathItem:

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.model.drawing.paint import BEYOND_TEXT, Gradients
+from gui.model.paused_collector import paused_collector
 from gui.model.result import Graph
 from gui.model.session import Session, Snapshot
 from gui.model.views.graph_caption import (
@@ -55,6 +56,7 @@ from gui.widgets.graph_search_box import GraphSearchBox
 from gui.widgets.graph_view import ZOOM_STEP, GraphView
 from gui.widgets.layout_progress import LayoutProgress
 from gui.widgets.legend_ramp import LegendRamp
+from gui.widgets.module_groups import ModuleGroups
 from gui.widgets.node_item import NodeItem
 from gui.widgets.qt_text import follow_application_font, plain_label
 from gui.widgets.replay_bar import ReplayBar
@@ -89,6 +91,9 @@ class GraphPanel(QWidget):
         self._items: GraphItems | None = None
         self._shown: tuple[object, int | None, float | None, object] | None = None
         self._step_labels: list[str] = []
+        # A node asked for by show_node that is not drawn yet (its module is being
+        # expanded): brought into view once the graph with it is built.
+        self._pending_focus: str | None = None
         self._build_ui()
         self._view.node_clicked.connect(self._on_view_node_clicked)
         self.step_choice.currentIndexChanged.connect(self._on_view_step_chosen)
@@ -195,12 +200,22 @@ class GraphPanel(QWidget):
         )
         self._action(self, "Fit", "Ctrl+0", self._fit, "Fit the graph (Ctrl+0)")
         self._action(self, "Zoom in", "Ctrl++", self._zoom_in, "Zoom in (Ctrl++)")
+        # Right after the zoom: a model's modules, the first thing a big graph needs (a
+        # narrow column moves the toolbar's last items into its overflow menu).
+        self.groups = ModuleGroups(self._session, self._view, self.node_item)
+        self.groups.place_on(toolbar)
         toolbar.addSeparator()
-        toolbar.addWidget(QLabel("Show "))  # short labels: the toolbar must fit a narrow column
         self.step_choice = QComboBox()
         self.step_choice.setToolTip("Which backward call's gradients the graph shows")
         self.step_choice.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        toolbar.addWidget(self.step_choice)
+        # The label and its box as one item: a narrow column moves both into the toolbar's
+        # overflow menu, never the box alone (short labels: the toolbar must fit).
+        show = QWidget()
+        show_row = QHBoxLayout(show)
+        show_row.setContentsMargins(0, 0, 0, 0)
+        show_row.addWidget(QLabel("Show "))
+        show_row.addWidget(self.step_choice)
+        toolbar.addWidget(show)
         toolbar.addSeparator()
         self.saved_toggle = QCheckBox("Saved")
         self.saved_toggle.setToolTip(
@@ -253,7 +268,9 @@ class GraphPanel(QWidget):
         self._session.select_node(key)
         item = self.node_item(key)
         if item is None:
+            self._pending_focus = key  # hidden in a module the selection expands
             return
+        self._pending_focus = None
         self._view.bring_into_view(item)
 
     def _shown_graph(self) -> Graph | None:
@@ -291,7 +308,8 @@ class GraphPanel(QWidget):
 
     def render(self, snapshot: Snapshot) -> None:  # type: ignore[override]
         """Show ``snapshot``: rebuild on a new structure, else update texts and colours."""
-        graph, layout = snapshot.graph, snapshot.layout
+        graph, layout = snapshot.drawn_graph, snapshot.layout
+        self.groups.render()
         # While a run is on its way the picture is only milliseconds old: veiling it on
         # every slider tick would flicker. Stale means no newer result is coming.
         stale = snapshot.stale and not snapshot.running
@@ -324,12 +342,16 @@ class GraphPanel(QWidget):
         )
         if self._shown is None or shown[0] is not self._shown[0] or shown[1:] != self._shown[1:]:
             self._shown = shown
-            grads = snapshot.paint
+            grads = snapshot.drawn_paint
             assert grads is not None  # there is a graph
-            items.update(graph, snapshot.graph_step, grads, self._view.visible_area())
+            items.update(graph, snapshot.drawn_step, grads, self._view.visible_area())
             self._render_captions(snapshot, grads, layout.compact)
-        items.select(snapshot.selected_node)
-        items.set_active(snapshot.replay_active_node)
+        items.select(snapshot.drawn_key(snapshot.selected_node))
+        items.set_active(snapshot.drawn_key(snapshot.replay_active_node))
+        pending = self._pending_focus
+        if pending is not None and pending in items.nodes:
+            self._pending_focus = None
+            self._view.bring_into_view(items.nodes[pending])
 
     # -- rendering ---------------------------------------------------------------------
 
@@ -351,14 +373,16 @@ class GraphPanel(QWidget):
         self.failure.setVisible(False)
 
     def _rebuild(self, snapshot: Snapshot) -> GraphItems:
-        assert snapshot.graph is not None and snapshot.layout is not None
+        graph = snapshot.drawn_graph
+        assert graph is not None and snapshot.layout is not None
         self._scene.clear()
         # Indexed while building (placing edge labels asks "what is here?" a lot), then
         # unindexed for the ticks that follow (see __init__). Compact graphs have no edge
         # labels to place: indexing their thousands of items would be work for nothing.
         if not snapshot.layout.compact:
             self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
-        items = GraphItems(self._scene, snapshot.graph, snapshot.layout)
+        with paused_collector():  # thousands of items, none of them garbage
+            items = GraphItems(self._scene, graph, snapshot.layout)
         self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self._items = items
         self._shown = None

@@ -57,6 +57,7 @@ from gui.widgets.scene_style import (
     shared_font,
     text_advance,
 )
+from gui.widgets.tick_feed import TickFeed
 
 # The selected box's outline: purple lies outside both arms of the red/blue gradient scale
 # and outside the kind colours, so it never reads as a value.
@@ -72,6 +73,7 @@ KIND_STYLE: dict[str, tuple[bool, float, bool]] = {
     "constant": (False, 1.0, False),
     "saved": (True, 1.2, True),
     "output": (True, 3.2, False),
+    "group": (False, 2.2, False),
 }
 
 INTERSECT = Qt.ClipOperation.IntersectClip
@@ -148,7 +150,7 @@ class NodeItem(QGraphicsItem):
         self.changed_lines = 0
         # What the content was last made from, and a newer source not made yet (off screen).
         self.source: BoxSource | None = None
-        self._pending: BoxSource | None = None
+        self._pending: BoxSource | TickFeed | None = None
         self._compact = compact
         self._box = box
         self._lines: list[str] = []
@@ -243,12 +245,21 @@ class NodeItem(QGraphicsItem):
         made when the box is next painted or read."""
         self._pending = source
 
+    def defer_to(self, feed: TickFeed) -> None:
+        """Take a tick's ``feed`` (the box is off screen): the content is made from it
+        when the box is next painted or read (a big graph's tick hands one feed to all)."""
+        self._pending = feed
+
     def settle(self, repaint: bool = False) -> bool:
         """Make the content of a deferred source now (returns whether it changed)."""
         source = self._pending
         if source is None:
             return False
         self._pending = None
+        if isinstance(source, TickFeed):
+            source = source.box(self.key)
+            if source is None:  # not in the tick's graph: keeps what it shows
+                return False
         if source == self.source:
             return False
         self.source = source

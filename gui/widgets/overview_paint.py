@@ -11,6 +11,8 @@ as the text can be read).
 
 from __future__ import annotations
 
+import functools
+
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPen
 
@@ -30,16 +32,27 @@ BOX_BORDER = QColor("#5b6f8e")
 
 
 class OverviewPainting:
-    """Every box and edge of ``layout``, ready to paint zoomed far out."""
+    """Every box and edge of ``layout``, ready to paint zoomed far out: made when first
+    painted (a big graph's first view is near, and its first picture does not wait)."""
 
     def __init__(self, layout: GraphLayout) -> None:
-        self.edges = QPainterPath()
-        for points in layout.edges.values():
-            self.edges.moveTo(QPointF(*points[0]))
+        self._layout = layout
+
+    @functools.cached_property
+    def edges(self) -> QPainterPath:
+        """Every edge, straight between the ends of each curve."""
+        edges = QPainterPath()
+        for points in self._layout.edges.values():
+            edges.moveTo(QPointF(*points[0]))
             for i in range(1, len(points) - 2, 3):
                 # Straight between the ends of each curve: no one sees the bend at this size.
-                self.edges.lineTo(QPointF(*points[i + 2]))
-        self.boxes = [QRectF(b.left, b.top, b.width, b.height) for b in layout.nodes.values()]
+                edges.lineTo(QPointF(*points[i + 2]))
+        return edges
+
+    @functools.cached_property
+    def boxes(self) -> list[QRectF]:
+        """Every box's rectangle."""
+        return [QRectF(b.left, b.top, b.width, b.height) for b in self._layout.nodes.values()]
 
     def paint(self, painter: QPainter) -> None:
         """Paint onto ``painter`` already transformed to scene coordinates."""

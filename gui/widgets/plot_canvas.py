@@ -384,10 +384,13 @@ class PlotCanvas(QWidget):
     def _paint_message(self, painter: QPainter, plot: QRectF, pad: float) -> None:
         room = QRectF(pad, plot.top(), max(1.0, self.width() - 2 * pad), plot.height())
         flags = Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap
-        text = self._metrics.boundingRect(room, flags, self._message)
+        # A model's qualified name ("model.layers.0.linear1.weight.grad is None") is one
+        # word wider than a narrow plot: it may break after each dot (painted text only).
+        message = self._message.replace(".", ".\u200b")
+        text = self._metrics.boundingRect(room, flags, message)
         box = text.adjusted(-pad, -pad / 2, pad, pad / 2)
         box.moveCenter(QPointF(plot.center().x(), plot.center().y()))
         box = box.intersected(QRectF(0, 0, self.width(), self.height()))
         painter.fillRect(box, self._note_fill)
         painter.setPen(self._text_pen)
-        painter.drawText(box, flags, self._message)
+        painter.drawText(box, flags, message)

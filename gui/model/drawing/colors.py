@@ -61,6 +61,9 @@ SAVED_FILL = "#fbfbfb"
 SAVED_BORDER = "#8c8c8c"
 OUTPUT_FILL = "#fff6c2"
 OUTPUT_BORDER = "#000000"
+# A collapsed module: a pale violet, away from the gradient scale and the other kinds.
+GROUP_FILL = "#f1ecf7"
+GROUP_BORDER = "#5e4b8b"
 
 KIND_FILL: dict[str, str] = {
     "leaf": LEAF_FILL,
@@ -68,6 +71,7 @@ KIND_FILL: dict[str, str] = {
     "constant": CONSTANT_FILL,
     "saved": SAVED_FILL,
     "output": OUTPUT_FILL,
+    "group": GROUP_FILL,
 }
 KIND_BORDER: dict[str, str] = {
     "leaf": LEAF_BORDER,
@@ -75,6 +79,7 @@ KIND_BORDER: dict[str, str] = {
     "constant": CONSTANT_BORDER,
     "saved": SAVED_BORDER,
     "output": OUTPUT_BORDER,
+    "group": GROUP_BORDER,
 }
 
 EDGE_COLOR = "#505050"

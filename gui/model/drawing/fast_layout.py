@@ -337,7 +337,9 @@ def _positions(
             wanted = []
             for v in layer:
                 others = near[v]
-                if others:
+                if len(others) == 1:  # most nodes of a long chain: its one neighbour
+                    wanted.append(xs[others[0]])
+                elif others:
                     longest = max(path[o] for o in others)
                     spine = [xs[o] for o in others if path[o] == longest]
                     wanted.append(sum(spine) / len(spine))
@@ -353,6 +355,8 @@ def _settle_layer(wanted: list[float], widths: list[float], priority: list[int])
     """Places as close to ``wanted`` as boxes in this order allow, the highest ``priority``
     placed first and the others fitted between (the priority method of Sugiyama et al.)."""
     n = len(wanted)
+    if n == 1:  # alone in its rank (a chain's): nothing to make room for
+        return wanted
     packed = [0.0] * n  # least distance from the first box's centre, boxes in order
     for i in range(1, n):
         packed[i] = packed[i - 1] + (widths[i - 1] + widths[i]) / 2 + NODE_GAP

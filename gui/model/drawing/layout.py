@@ -58,6 +58,10 @@ CELLS_FONT_SIZE = 8.0
 MAX_CELLS = 64
 
 
+# What starts a collapsed module's title: the mark a click opens it by.
+GROUP_MARK = "⊞"
+
+
 @dataclass(frozen=True)
 class NodeBox:
     """A box's centre and size in points, with y growing downwards."""
@@ -99,6 +103,8 @@ def node_title(node: GraphNode) -> str:
     """The first line of a box: the user's name, then the op class when they differ."""
     if node.kind == "saved":
         return f"saved {node.label}"
+    if node.kind == "group":  # its name is the second line (see _lines)
+        return f"{GROUP_MARK} {node.label}"
     if node.label == node.name:
         return node.label
     return f"{node.label} · {node.name}"
@@ -131,7 +137,7 @@ def _grad_lines(
     tensor: Callable[[TensorData | None], str],
     number: Callable[[object], str],
 ) -> list[str]:
-    outputs = node.output_count if node.kind == "function" else 1
+    outputs = node.output_count if node.kind in ("function", "group") else 1
     arriving = flow.arriving if flow is not None else ()
     if grad is None and len(arriving) == 1:
         grad = arriving[0]
@@ -171,7 +177,9 @@ def has_cells(node: GraphNode, compact: bool = False) -> bool:
     elements. Decided by shape alone, so boxes keep their size while values change."""
     if compact or node.value is None or node.value.numel <= 1:
         return False
-    return node.kind in ("leaf", "output") or (node.kind == "function" and node.output_count == 1)
+    return node.kind in ("leaf", "output") or (
+        node.kind in ("function", "group") and node.output_count == 1
+    )
 
 
 def cells_rect(box: NodeBox, lines: int) -> tuple[float, float, float, float]:
@@ -199,7 +207,8 @@ def _lines(
     lines = [node_title(node)]
     if compact:
         return lines
-    value = node.value
+    # A collapsed module's value (its output's) sizes its gradient; its box shows only that.
+    value = node.value if node.kind != "group" else None
     if value is not None:
         dtype = "" if value.dtype == "float32" else f" {value.dtype}"
         lines.append(f"{format_shape(value.shape)}{dtype}")
@@ -208,10 +217,12 @@ def _lines(
         lines.append("freed by an earlier backward")
     elif node.kind == "function" and node.output_count > 1:
         lines.append(f"{node.output_count} outputs")
+    elif node.kind == "group":
+        lines.append(node.name)
     attributes = _attribute_text(node, number) if node.kind == "function" else None
     if attributes:
         lines.append(attributes)
-    if node.kind in ("function", "leaf", "output"):
+    if node.kind in ("function", "leaf", "output", "group"):
         lines.extend(_grad_lines(node, flow, grad, tensor, number))
     return lines
 
@@ -284,7 +295,7 @@ def node_size(
     value = node.value if node.value is not None else fallback
     grad = widest_like(value) if node.kind in ("leaf", "output") else None
     flow = None
-    if node.kind == "function":
+    if node.kind in ("function", "group"):
         flow = NodeFlow(arriving=(widest_like(value),) * node.output_count, leaving=(), order=0)
     lines = _lines(node, flow, grad, _widest_tensor, _widest_number, compact)
     width = max(text_width(line, bold=i == 0) for i, line in enumerate(lines)) + 2 * PAD_X

@@ -74,6 +74,7 @@ _STYLE = {
     "constant": ("filled", 1.0),
     "saved": ("rounded,filled,dashed", 1.2),
     "output": ("rounded,filled", 3.2),
+    "group": ("filled", 2.2),
 }
 
 

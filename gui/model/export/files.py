@@ -46,20 +46,25 @@ def write_export(
     out_dir: Path,
     layouts: LayoutProcess | None = None,
     locked_scale: float | None = None,
+    drawn: RunResult | None = None,
 ) -> str:
     """Write the export files into ``out_dir`` (created if needed); return the SVG text.
 
     ``layouts`` draws the SVG (default: this process's layout worker); ``locked_scale``
     is the window's locked colour scale, if locked. The SVG is returned so that the PNG
     of the graph is drawn from the very text written (:mod:`gui.picture_export`).
+    ``drawn``: the result with its graph as the window draws it (collapsed modules folded,
+    :meth:`~gui.model.drawing.collapse.Grouping.result`) for the pictures; the JSON keeps
+    every node.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     document = result_document(result)
     _write(out_dir / "result.json", json.dumps(document, indent=2, allow_nan=False) + "\n")
     _write(out_dir / "script.py", script)
-    svg = graph_svg(result, layouts, locked_scale)
+    picture = drawn if drawn is not None else result
+    svg = graph_svg(picture, layouts, locked_scale)
     _write(out_dir / "graph.svg", svg)
-    _write(out_dir / "graph.dot", graph_dot(result, locked_scale))
+    _write(out_dir / "graph.dot", graph_dot(picture, locked_scale))
     return svg
 
 

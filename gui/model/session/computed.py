@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from gui.model.drawing.collapse import AUTOMATIC, GroupChoice, Grouping, safe_group_view
 from gui.model.drawing.layout import GraphLayout
 from gui.model.drawing.layout_process import (
     LAYOUT_CRASHED,
@@ -16,7 +17,7 @@ from gui.model.drawing.layout_process import (
 )
 from gui.model.drawing.limits import GRAPH_TOO_BIG, drawn_keys
 from gui.model.request import RunRequest
-from gui.model.result import Explanation, RunResult, failed_result
+from gui.model.result import Explanation, Graph, RunResult, failed_result
 from gui.model.session.layouts import LayoutCache
 
 # Warnings that say why the graph is not drawn (they belong to the layout, not the run).
@@ -40,11 +41,20 @@ class Computed:
     # The graph is big and still being laid out: shown without a picture (the graph panel
     # says it is laying it out) until the session's second request brings the layout.
     layout_pending: bool = False
+    # The graph as drawn, its collapsed modules folded (None: no modules), and the choice
+    # of collapsed modules it was made for (see gui.model.drawing.collapse).
+    grouping: Grouping | None = None
+    groups: GroupChoice = AUTOMATIC
+
+    @property
+    def drawn_graph(self) -> Graph | None:
+        """The graph the layout is for: the result's, with collapsed modules folded."""
+        return self.result.graph if self.grouping is None else self.grouping.graph
 
     @property
     def laying_out(self) -> int | None:
         """How many boxes are being laid out (``None``: no layout pending)."""
-        graph = self.result.graph
+        graph = self.drawn_graph
         if not self.layout_pending or graph is None:
             return None
         return len(drawn_keys(graph, self.show_saved))
@@ -56,8 +66,10 @@ def compute(
     request: RunRequest,
     show_saved: bool,
     outdated: Callable[[], bool] = never,
+    groups: GroupChoice = AUTOMATIC,
 ) -> Computed:
-    """Run ``request`` and lay its graph out; never raises.
+    """Run ``request`` and lay its graph out (``groups``: the modules drawn collapsed);
+    never raises.
 
     Runs on the dispatcher's thread: the engine, then (when the structure is new) the
     layout worker, both in other processes, so this thread only waits. A failing engine
@@ -74,11 +86,13 @@ def compute(
     if outdated():
         return Computed(request, result, None, show_saved, cancelled=True)
     try:
-        if layouts.takes_a_while(result.graph, show_saved):
+        grouping = safe_group_view(result.graph, groups)
+        done = Computed(request, result, None, show_saved, grouping=grouping, groups=groups)
+        if layouts.takes_a_while(done.drawn_graph, show_saved):
             # Numbers first, the picture once laid out: the session asks for the layout
             # next (a request of its own), and the panels show the result meanwhile.
-            return Computed(request, result, None, show_saved, layout_pending=True)
-        return lay_out(layouts, Computed(request, result, None, show_saved), show_saved, outdated)
+            return replace(done, layout_pending=True)
+        return lay_out(layouts, done, show_saved, outdated, groups)
     except Exception as exc:  # a result with fields of the wrong kind: still an answer
         failed = failed_result(_engine_error(exc), seed=request.program.seed)
         return Computed(request, failed, None, show_saved)
@@ -89,13 +103,18 @@ def lay_out(
     computed: Computed,
     show_saved: bool,
     outdated: Callable[[], bool] = never,
+    groups: GroupChoice | None = None,
 ) -> Computed:
-    """``computed`` with its graph laid out for ``show_saved`` (and, if it cannot be drawn,
-    the reason as its last warning, replacing any earlier one); never raises."""
+    """``computed`` with its graph laid out for ``show_saved`` and ``groups`` (``None``:
+    the modules it has collapsed now; and, if it cannot be drawn, the reason as its last
+    warning, replacing any earlier one); never raises."""
     result = computed.result
+    if groups is not None and groups != computed.groups:
+        grouping = safe_group_view(result.graph, groups)
+        computed = replace(computed, grouping=grouping, groups=groups)
     warnings = tuple(w for w in result.warnings if w.kind not in LAYOUT_PROBLEMS)
     try:
-        layout = layouts.get(result.graph, show_saved, outdated)
+        layout = layouts.get(computed.drawn_graph, show_saved, outdated)
     except LayoutCancelled:
         return replace(computed, cancelled=True)
     except LayoutUnavailable as unavailable:

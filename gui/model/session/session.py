@@ -23,6 +23,7 @@ from pathlib import Path
 from psygnal import Signal
 
 from gui.model import nested
+from gui.model.drawing.collapse import AUTOMATIC, GroupChoice
 from gui.model.drawing.colors import nice_scale
 from gui.model.export.files import write_export
 from gui.model.export.script import plain_script
@@ -39,6 +40,7 @@ from gui.model.session.function_view import (
     FunctionSweeps,
     function_view_for,
 )
+from gui.model.session.group_controls import GroupControls
 from gui.model.session.layouts import LayoutCache
 from gui.model.session.lesson_navigation import LessonNavigation
 from gui.model.session.ranges import GRADIENT_RANGE, DefaultRanges, InputRange
@@ -49,7 +51,9 @@ from gui.model.session.state import SessionState
 from gui.model.session.steps import Preset
 
 
-class Session(ReplayControls, JacobianRecipeControls, LessonNavigation, FunctionViewControls):
+class Session(
+    ReplayControls, JacobianRecipeControls, LessonNavigation, FunctionViewControls, GroupControls
+):
     """State of one window plus the newest result; emits a :class:`Snapshot` per change.
 
     The teaching features' actions live in mixins, one module each (the step-through,
@@ -90,6 +94,8 @@ class Session(ReplayControls, JacobianRecipeControls, LessonNavigation, Function
         self._code_version = 0
         self._default_ranges = DefaultRanges()
         self._show_saved = False
+        # Which modules the graph draws as one box each (see group_controls).
+        self._group_choice: GroupChoice = AUTOMATIC
         # The locked scale taken from the first result with gradients, when the document
         # locks the scale without saying at what (a lesson's "scale_lock": true).
         self._captured_scale: float | None = None
@@ -355,9 +361,10 @@ class Session(ReplayControls, JacobianRecipeControls, LessonNavigation, Function
     def _submit(self, request: RunRequest | None) -> None:
         if request is not None:
             show_saved = self._show_saved
+            groups = self._group_choice
             outdated = self._outdated_check()
             self._dispatcher.submit(
-                lambda: compute(self._run, self._layouts, request, show_saved, outdated),
+                lambda: compute(self._run, self._layouts, request, show_saved, outdated, groups),
                 self._on_computed,
             )
 
@@ -399,6 +406,8 @@ class Session(ReplayControls, JacobianRecipeControls, LessonNavigation, Function
         self._views = ResultViews()
         graph = computed.result.graph
         keys = {n.key for n in graph.nodes} if graph is not None else set()
+        if computed.grouping is not None:  # a collapsed module's box can stay selected
+            keys |= set(computed.grouping.groups)
         if self._selected_node is not None and self._selected_node not in keys:
             self._selected_node = None
         step_count = len(computed.result.steps)
@@ -467,13 +476,19 @@ class Session(ReplayControls, JacobianRecipeControls, LessonNavigation, Function
         shown = self._shown
         if shown is None or shown.result.graph is None:
             return
-        if shown.show_saved == self._show_saved and not shown.layout_pending:
+        groups = self._group_choice
+        if (
+            shown.show_saved == self._show_saved
+            and not shown.layout_pending
+            and shown.groups == groups
+        ):
             return
         show = self._show_saved
         outdated = self._outdated_check()
         # Through the dispatcher: layouts are asked for one at a time, off the GUI thread.
         self._dispatcher.submit(
-            lambda: (shown, lay_out(self._layouts, shown, show, outdated)), self._on_relayout
+            lambda: (shown, lay_out(self._layouts, shown, show, outdated, groups)),
+            self._on_relayout,
         )
 
     def _on_relayout(self, done: tuple[Computed, Computed]) -> None:
@@ -585,7 +600,10 @@ class Session(ReplayControls, JacobianRecipeControls, LessonNavigation, Function
             raise ValueError("nothing has run yet")
         request = shown.request
         script = plain_script(request.program, shown.result, request.zero_grad_after)
-        return write_export(shown.result, script, Path(out_dir), locked_scale=self._locked_scale())
+        drawn = None if shown.grouping is None else shown.grouping.result(shown.result)
+        return write_export(
+            shown.result, script, Path(out_dir), locked_scale=self._locked_scale(), drawn=drawn
+        )
 
     # -- emitting ----------------------------------------------------------------------
 
@@ -622,9 +640,13 @@ class Session(ReplayControls, JacobianRecipeControls, LessonNavigation, Function
             locked_scale=self._locked_scale(),
             lesson_step=self._lesson_position(),
             laying_out=None if shown is None else shown.laying_out,
+            grouping=None if shown is None else shown.grouping,
         )
 
     def _emit(self, changes: set[str]) -> None:
+        revealed = self._reveal(self._selected_node)  # a node hidden in a collapsed module
+        if revealed:
+            changes = {*changes, "view"}
         snapshot = self._make_snapshot(frozenset(changes))
         document = self._state.document
         if document.scale_lock and snapshot.locked_scale is None:
@@ -636,3 +658,5 @@ class Session(ReplayControls, JacobianRecipeControls, LessonNavigation, Function
         self._snapshot = replace(snapshot, function=function_view_for(self._function, snapshot))
         self.changed.emit(self._snapshot)
         self._sweep_if_idle()
+        if revealed:
+            self._relayout_if_needed()

@@ -12,12 +12,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from gui.model.drawing.collapse import Grouping
 from gui.model.drawing.layout import GraphLayout
 from gui.model.drawing.paint import (
     Gradients,
     beyond_scale,
     colour_scale,
+    edge_gradient,
     gradients,
+    node_gradient,
     step_for_graph,
 )
 from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS, BackwardStep, Program
@@ -49,6 +52,14 @@ class ResultViews:
     def __init__(self) -> None:
         self._paint: dict[tuple[int | None, float | None, int | None], Gradients] = {}
         self._scale: dict[int | None, float] = {}
+        self._drawn: dict[tuple[object, ...], Gradients] = {}
+
+    def drawn(self, key: tuple[object, ...], compute: Callable[[], Gradients]) -> Gradients:
+        """The gradients of the graph as drawn with its modules collapsed, by ``key``
+        (the drawn structure, the shown step, the scale, the step-through's position)."""
+        if key not in self._drawn:
+            self._drawn[key] = compute()
+        return self._drawn[key]
 
     def paint(
         self,
@@ -116,6 +127,9 @@ class Snapshot:
     # How many boxes of the shown graph are being laid out (a big graph: its numbers are
     # shown first, its picture when laid out); None when no layout is pending.
     laying_out: int | None = None
+    # The graph as drawn, its collapsed modules folded into boxes (None: no modules):
+    # what the graph panel, the minimap, search and the exports of the picture show.
+    grouping: Grouping | None = None
 
     # -- the state, as panels read it --------------------------------------------------
 
@@ -280,6 +294,52 @@ class Snapshot:
             return replace(part, scale=whole.scale, natural=whole.natural, locked=whole.locked)
 
         return self.views.paint(self.selected_step, locked, compute, replay.position)
+
+    @property
+    def drawn_graph(self) -> Graph | None:
+        """The graph as the window draws it: :attr:`graph` with collapsed modules folded
+        into one box each (``snapshot.layout`` places this one)."""
+        if self.grouping is None or self.graph is None:
+            return self.graph
+        return self.grouping.graph
+
+    @property
+    def drawn_step(self) -> StepRecord | None:
+        """:attr:`graph_step` with a flow for each collapsed module's box."""
+        if self.grouping is None:
+            return self.graph_step
+        return self.grouping.step(self.graph_step)
+
+    def drawn_key(self, key: str | None) -> str | None:
+        """The drawn box of node ``key`` (its module's while the module is collapsed)."""
+        return key if self.grouping is None else self.grouping.shown_key(key)
+
+    @property
+    def drawn_paint(self) -> Gradients | None:
+        """:attr:`paint` for :attr:`drawn_graph`: the same numbers on the same scale, a
+        collapsed module's box and the edges it stands for included."""
+        whole = self.paint
+        grouping = self.grouping
+        if whole is None or grouping is None or not grouping.groups:
+            return whole
+        replay = self.replay_state
+
+        def compute() -> Gradients:
+            step = grouping.step(self.graph_step)
+            nodes = {
+                n.key: node_gradient(n, step, {}) if n.kind == "group" else whole.nodes.get(n.key)
+                for n in grouping.graph.nodes
+            }
+            edges = {i: edge_gradient(e, step) for i, e in enumerate(grouping.graph.edges)}
+            return replace(whole, nodes=nodes, edges=edges)
+
+        key = (
+            grouping.graph.structure_key,
+            self.selected_step,
+            self.locked_scale,
+            None if replay is None else replay.position,
+        )
+        return self.views.drawn(key, compute)
 
     @property
     def colour_scale(self) -> float:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import html
 import re
 
+from gui.model.drawing.collapse import group_flow
 from gui.model.drawing.colors import tensor_color
 from gui.model.drawing.paint import node_gradient
 from gui.model.explain.local_rules import (
@@ -241,6 +242,8 @@ def details_html(node: GraphNode, snapshot: Snapshot, mono: str, details: bool =
     under torch's own names and torch's raw warning text, behind the :data:`DETAILS_LINK`
     link that shows or hides them.
     """
+    if node.kind == "group":
+        return group_html(node, snapshot, mono)
     graph = snapshot.graph
     assert graph is not None
     # The step whose flows belong to this graph: a backward the code made on another
@@ -289,8 +292,53 @@ def details_html(node: GraphNode, snapshot: Snapshot, mono: str, details: bool =
 
 
 def selected_node(snapshot: Snapshot) -> GraphNode | None:
-    """The graph node the session has selected (``None``: none, or not in this graph)."""
+    """The graph node the session has selected (``None``: none, or not in this graph); a
+    collapsed module's box is one too."""
     graph = snapshot.graph
     if graph is None or snapshot.selected_node is None:
         return None
+    grouping = snapshot.grouping
+    if grouping is not None and snapshot.selected_node in grouping.groups:
+        # As drawn: with this result's value at the module's output.
+        drawn = (n for n in grouping.graph.nodes if n.key == snapshot.selected_node)
+        return next(drawn, grouping.groups[snapshot.selected_node].node)
     return next((n for n in graph.nodes if n.key == snapshot.selected_node), None)
+
+
+def group_html(node: GraphNode, snapshot: Snapshot, mono: str) -> str:
+    """The pane for a collapsed module's box: what it stands for, and the gradients that
+    cross its boundary in the shown call (those its edges carry)."""
+    grouping, graph = snapshot.grouping, snapshot.graph
+    assert grouping is not None and graph is not None
+    box = grouping.groups[node.key]
+    paint = snapshot.paint
+    out = _Html(mono, paint.scale if paint is not None else 1.0)
+    out.paragraph(f"Module {node.label}", "font-size:large; font-weight:bold; margin-bottom:0")
+    out.paragraph(node.name)
+    by_key = {n.key: n for n in graph.nodes}
+    members = [by_key[k] for k in box.members]
+    functions = sum(n.kind == "function" for n in members)
+    leaves = [n for n in members if n.kind == "leaf"]
+    out.paragraph(
+        f"{functions} backward function{'s' * (functions != 1)} and {len(leaves)} "
+        f"parameter{'s' * (len(leaves) != 1)} drawn as one box. Double-click it (or select "
+        "it and press Enter) to open it; right-click any box to collapse its module."
+    )
+    if node.value is not None:
+        out.heading("Values")
+        out.row("value at its output", node.value, swatch=False)
+        out.row("shape", None, format_shape(node.value.shape), swatch=False)
+    step = snapshot.graph_step
+    flow = None if step is None else group_flow(box, step.flows)
+    if flow is not None:
+        out.heading("Gradients at its boundary (this call)")
+        for member, grad in zip(box.outputs, flow.arriving, strict=False):
+            out.row(f"grad in at {by_key[member].label}", grad)
+        for (member, _index), grad in zip(box.inputs, flow.leaving, strict=False):
+            out.row(f"grad out of {by_key[member].label}", grad)
+    if leaves:
+        out.heading("Parameters")
+        for leaf in leaves:
+            name = leaf.var or leaf.label
+            out.row(f"{name}.grad", snapshot.leaf_grads.get(name))
+    return out.result()
