@@ -1,22 +1,32 @@
 """Run one real ``backward`` call and record what it did (engine side: imports torch).
 
-Before the call: walk the graph (saved tensors are still readable), compute the Jacobian,
-and note every leaf's ``.grad``. During it: a prehook and a hook on every graph node see the
-gradient arriving at and leaving each node. After it: the leaves' new ``.grad`` and the
-check that what was added equals ``J^T v``. The call itself is torch's own, unchanged, so
+Before the call: walk the graph (saved tensors are still readable), compute the Jacobian
+(for the usual ``loss.backward()`` it is read from the call's own gradients instead, after
+it), and note every leaf's ``.grad``. During it: a prehook and a hook on every graph node
+see the gradient arriving at and leaving each node. After it: the leaves' new ``.grad`` and
+the check that what was added equals ``J^T v``. The call itself is torch's own, unchanged, so
 every number and every error is exactly what plain PyTorch gives.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import torch
 
+from gui.model.engine.collector import collector_paused, collector_running
+from gui.model.engine.flow_hooks import FlowHooks, leaf_gradients
 from gui.model.engine.graph_walk import Naming, WalkedGraph, walk_graph
-from gui.model.engine.jacobian import compute_jacobians, vjp_checks
+from gui.model.engine.jacobian import (
+    compute_jacobians,
+    jacobian_problem,
+    jacobians_from_gradients,
+    not_differentiable_again,
+    vjp_checks,
+)
 from gui.model.engine.program_code import in_autograd as program_code_in_autograd
 from gui.model.engine.tensors import maybe_tensor_data, tensor_data
 from gui.model.result import Explanation, JacobianCheck, NodeFlow, StepRecord, TensorData
@@ -99,6 +109,24 @@ def record_backward(
     raw_grad
         torch's own ``torch.autograd.grad``, for a call of kind ``"grad"``.
     """
+    # No program code runs in here except inside torch's backward (see collector_running).
+    with collector_paused():
+        return _record_backward(
+            call, index, leaves, naming, raw_backward, detailed, explain, retained, raw_grad
+        )
+
+
+def _record_backward(
+    call: BackwardCall,
+    index: int,
+    leaves: dict[str, torch.Tensor],
+    naming: Naming,
+    raw_backward: RawBackward,
+    detailed: bool,
+    explain: Callable[[BaseException], Explanation],
+    retained: Sequence[torch.Tensor],
+    raw_grad: Callable[..., Any] | None,
+) -> RecordedStep:
     t = call.tensor
     several = len(call.tensors) > 1
     # Several tensors at once have no one graph to draw: their step keeps the gradients.
@@ -110,10 +138,26 @@ def record_backward(
         targets = {n: leaf for n, leaf in leaves.items() if any(leaf is i for i in call.inputs)}
     jacobians: dict[str, torch.Tensor] = {}
     note: str | None = "several tensors at once: no Jacobian is shown" if several else None
+    # The usual ``loss.backward()``: the Jacobian's one row is what the call itself sends to
+    # the leaves, read by the hooks (:func:`jacobians_from_gradients`), instead of a second
+    # backward through the whole graph beforehand (a third of a big graph's backward time).
+    from_flows = (
+        walked is not None
+        and t.grad_fn is not None  # a leaf differentiated directly has no node to hook
+        and not walked.graph.truncated
+        and call.kind == "backward"
+        and call.gradient is None
+        and call.inputs is None
+        and t.numel() == 1
+        and not program_code_in_autograd()
+    )
     if detailed and program_code_in_autograd():
         # A hook or a custom Function's backward would run a second time (printing twice,
         # counting twice): torch's own backward is the only pass.
         note = "the program runs its own code inside autograd (a hook or a custom Function)"
+    elif from_flows:
+        with unrecorded():
+            note = jacobian_problem(t, targets)
     elif detailed:
         kept = [(r, r.grad) for r in retained]
         # As plain tensors, like the graph walk's reads (no program code runs in it, above).
@@ -124,33 +168,47 @@ def record_backward(
     with unrecorded():
         before = {name: _grad_copy(leaf) for name, leaf in leaves.items()}
     flows: dict[str, NodeFlow] = {}
-    handles = _hook_nodes(walked, flows) if walked is not None else []
+    hooks = FlowHooks(walked.functions, flows) if walked is not None else None
     error: BaseException | None = None
     returned: Any = None
     tensors, gradient, inputs = call.raw_args or (t, call.gradient, call.inputs)
+    # The program's hooks and custom Functions run inside torch's backward: as the program's
+    # code anywhere else, with the collector as it was.
+    running = collector_running() if program_code_in_autograd() else contextlib.nullcontext()
     try:
-        if call.kind == "grad":
-            assert raw_grad is not None
-            returned = raw_grad(
-                tensors,
-                inputs,
-                gradient,
-                call.retain_graph,
-                call.create_graph,
-                **call.grad_options,
-            )
-        elif inputs is None:
-            raw_backward(tensors, gradient, call.retain_graph, call.create_graph)
-        else:
-            raw_backward(tensors, gradient, call.retain_graph, call.create_graph, inputs=inputs)
+        with running:
+            if call.kind == "grad":
+                assert raw_grad is not None
+                returned = raw_grad(
+                    tensors,
+                    inputs,
+                    gradient,
+                    call.retain_graph,
+                    call.create_graph,
+                    **call.grad_options,
+                )
+            elif inputs is None:
+                raw_backward(tensors, gradient, call.retain_graph, call.create_graph)
+            else:
+                raw_backward(tensors, gradient, call.retain_graph, call.create_graph, inputs=inputs)
     except Exception as exc:  # torch's own error is the lesson: keep it, then re-raise
         error = exc
     finally:
-        for h in handles:
-            h.remove()
+        if hooks is not None:
+            hooks.finish()
     with unrecorded():
         after = {name: _grad_copy(leaf) for name, leaf in leaves.items()}
     given = _returned_by_name(call, returned) if error is None else {}
+    if from_flows and note is None and walked is not None:
+        if error is None:
+            with unrecorded():
+                jacobians = jacobians_from_gradients(
+                    targets, leaf_gradients(walked.functions, flows, targets)
+                )
+        elif isinstance(error, RuntimeError):
+            # What a second backward beforehand ran into (the same graph, the same error:
+            # a saved tensor changed in place, or freed by an earlier call).
+            note = not_differentiable_again(error)
     checks: tuple[JacobianCheck, ...] = ()
     if jacobians and error is None:
         seed = _seed_tensor(call.gradient, t)
@@ -195,36 +253,6 @@ def _returned_by_name(call: BackwardCall, returned: Any) -> dict[str, torch.Tens
         name: g.detach() if isinstance(g, torch.Tensor) else None
         for name, g in zip(call.input_names, returned, strict=False)
     }
-
-
-def _hook_nodes(walked: WalkedGraph, flows: dict[str, NodeFlow]) -> list[Any]:
-    """Register a prehook and a hook on every node; they fill ``flows`` as backward runs."""
-    handles = []
-    arriving: dict[str, tuple[TensorData | None, ...]] = {}
-    order: dict[str, int] = {}
-
-    def make_prehook(key: str) -> Callable[[Sequence[torch.Tensor | None]], None]:
-        def prehook(grad_outputs: Sequence[torch.Tensor | None]) -> None:
-            order.setdefault(key, len(order))
-            arriving[key] = tuple(maybe_tensor_data(g) for g in grad_outputs)
-            flows[key] = NodeFlow(arriving=arriving[key], leaving=(), order=order[key])
-
-        return prehook
-
-    def make_hook(key: str) -> Callable[[Sequence[Any], Sequence[Any]], None]:
-        def hook(grad_inputs: Sequence[Any], grad_outputs: Sequence[Any]) -> None:
-            flows[key] = NodeFlow(
-                arriving=arriving.get(key) or tuple(maybe_tensor_data(g) for g in grad_outputs),
-                leaving=tuple(maybe_tensor_data(g) for g in grad_inputs),
-                order=order.setdefault(key, len(order)),
-            )
-
-        return hook
-
-    for key, fn in walked.functions.items():
-        handles.append(fn.register_prehook(make_prehook(key)))
-        handles.append(fn.register_hook(make_hook(key)))
-    return handles
 
 
 def _grad_copy(leaf: torch.Tensor) -> torch.Tensor | None:

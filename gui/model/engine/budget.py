@@ -7,7 +7,8 @@ unpickles, the window cannot repaint. 600 backward calls on two 64x64 leaves onc
 before it leaves, and one over :data:`MAX_RESULT_BYTES` is cut down, in this order:
 
 1. steps lose their details (per-node gradients, graph, Jacobians), except the step whose
-   gradients the graph shows;
+   gradients the graph shows (already past :data:`STEP_DETAILS_BYTES`: a training loop's
+   hundred detailed calls are rarely looked at one by one, and every tick reads them);
 2. tensors with many elements keep their statistics instead of every number, except the
    leaves' values and gradients after the run and the output (what the sliders, the bars
    and the boxes show in full); the history plots draw a big gradient's norm anyway;
@@ -47,6 +48,12 @@ from gui.model.result import (
 # ~30 ms to unpickle on the window's side: a few tens of milliseconds at most, once per run.
 # The lessons' results are 10-100 KB; a 64x64 leaf with a few backward calls about 1 MB.
 MAX_RESULT_BYTES = 3 * 1024**2
+# A training loop's detailed backward calls (up to run.MAX_DETAILED_STEPS, each with its
+# per-node gradients, graph and Jacobians) may take at most this much; past it only the
+# call the graph shows keeps its details. Reading a result costs the window about 100 ms
+# per MB with its checks, on every slider tick: 100 detailed calls of a small model made a
+# polynomial-fitting tutorial's tick read 3 MB.
+STEP_DETAILS_BYTES = 512 * 1024
 # Tensors up to this many elements keep their numbers even in a result cut down to size:
 # they cost little, and the boxes of the graph show them in full.
 SMALL_TENSOR_ELEMENTS = 16
@@ -79,20 +86,24 @@ def bounded(result: RunResult, limit: int = MAX_RESULT_BYTES) -> RunResult:
     module docstring); says how many backward calls it left out, if any."""
     global _measured
     _measured = None
+    pickled = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+    if len(pickled) > min(limit, STEP_DETAILS_BYTES):
+        bare = _without_step_details(result)
+        if any(a is not b for a, b in zip(bare.steps, result.steps, strict=True)):
+            result = bare
+            pickled = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
     cuts: tuple[Callable[[RunResult], RunResult], ...] = (
-        _without_step_details,
         _summarised,
         partial(_fewer_steps, limit=limit),
         partial(_summarised, leaves_too=True),
     )
-    pickled: bytes | None = None
     for cut in cuts:
-        pickled = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
         if len(pickled) <= limit:
             break
-        result, pickled = cut(result), None
+        result = cut(result)
+        pickled = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
     noted = _with_steps_note(result)
-    if pickled is not None and noted is result:
+    if noted is result:
         _measured = (result, pickled)
     return noted
 

@@ -17,11 +17,17 @@ from typing import Any
 
 import torch
 
+from gui.model.engine.records import quick_maker
 from gui.model.engine.saved_memory import StorageLedger
-from gui.model.engine.tensors import tensor_data
-from gui.model.result import Graph, GraphEdge, GraphNode, SavedStorage, SavedValue
+from gui.model.engine.tensors import read_tensor_data
+from gui.model.result import Graph, GraphEdge, GraphNode, SavedValue
 
 MAX_FUNCTION_NODES = 5000
+
+# A big graph's records, made without their ``__init__`` (see :mod:`.records`).
+_graph_node = quick_maker(GraphNode)
+_graph_edge = quick_maker(GraphEdge)
+_saved_value = quick_maker(SavedValue)
 
 # For a binary op, a constant (no-grad) input at position i is usually the tensor saved
 # under one of these names; showing its value on the constant node is what tells a learner
@@ -62,13 +68,13 @@ def _leaf_node(
 ) -> GraphNode:
     var = naming.name_of_tensor(variable)
     storage = ledger.storage_of(variable)
-    return GraphNode(
+    return _graph_node(
         key=key,
         name="AccumulateGrad",
         label=var or "leaf",
         kind="leaf",
         var=var,
-        value=tensor_data(variable),
+        value=read_tensor_data(variable),
         storage=None if storage is None else storage.storage,
     )
 
@@ -97,14 +103,14 @@ def _walk(root: torch.Tensor, naming: Naming, output_label: str | None) -> Walke
     functions: dict[str, Any] = {}
     out_label = output_label or "output"
     ledger = StorageLedger()  # numbers the storages of saved tensors and leaves
-    output_node = GraphNode(
-        key="output", name="output", label=out_label, kind="output", value=tensor_data(root)
+    output_node = _graph_node(
+        key="output", name="output", label=out_label, kind="output", value=read_tensor_data(root)
     )
     if root.grad_fn is None:
         if root.requires_grad:  # a leaf differentiated directly: d x / d x
             leaf = _leaf_node("0:AccumulateGrad", root, naming, ledger)
             nodes.append(leaf)
-            edges.append(GraphEdge(leaf.key, "output", kind="output"))
+            edges.append(_graph_edge(source=leaf.key, target="output", kind="output"))
             nodes.append(output_node)
             return WalkedGraph(_finish(nodes, edges, leaf.key, False), {})
         return WalkedGraph(_finish([output_node], [], None, False), {})
@@ -129,47 +135,67 @@ def _walk(root: torch.Tensor, naming: Naming, output_label: str | None) -> Walke
     while queue:
         fn = queue.popleft()
         key = keys[id(fn)]
+        next_functions = fn.next_functions
         saved = _read_saved(fn, naming, ledger)
-        nodes.extend(_function_nodes(key, fn, naming, saved, ledger))
-        for index, (child, _nr) in enumerate(fn.next_functions):
+        constants = _constants(next_functions, saved) if saved else {}
+        nodes.extend(_function_nodes(key, fn, naming, saved, constants, ledger))
+        for index, (child, _nr) in enumerate(next_functions):
             if child is None:
-                nodes.append(_constant_node(key, index, saved))
-                edges.append(GraphEdge(f"{key}/const:{index}", key, "constant", index))
+                nodes.append(_constant_node(key, index, constants.get(index)))
+                edges.append(
+                    _graph_edge(
+                        source=f"{key}/const:{index}",
+                        target=key,
+                        kind="constant",
+                        input_index=index,
+                    )
+                )
                 continue
             child_key = key_for(child)
             if child_key is None:
                 truncated = True
                 continue
-            edges.append(GraphEdge(child_key, key, "data", index))
-    edges.append(GraphEdge(root_key, "output", kind="output"))
+            edges.append(_graph_edge(source=child_key, target=key, kind="data", input_index=index))
+    edges.append(_graph_edge(source=root_key, target="output", kind="output"))
     nodes.append(output_node)
     return WalkedGraph(_finish(nodes, edges, root_key, truncated), functions)
 
 
 def _function_nodes(
-    key: str, fn: Any, naming: Naming, saved: Mapping[str, SavedValue], ledger: StorageLedger
+    key: str,
+    fn: Any,
+    naming: Naming,
+    saved: Mapping[str, SavedValue],
+    constants: Mapping[int, SavedValue],
+    ledger: StorageLedger,
 ) -> list[GraphNode]:
-    """The node for ``fn`` itself, followed by one node per tensor it saved."""
+    """The node for ``fn`` itself, followed by one node per tensor it saved (except those
+    shown on a constant input's node, ``constants``)."""
     class_name = type(fn).__name__
     if class_name == "AccumulateGrad":
         return [_leaf_node(key, fn.variable, naming, ledger)]
-    recorded = naming.values.get(id(fn), ())
-    names = [naming.outputs.get((id(fn), nr)) for nr in range(max(len(recorded), 1))]
-    var = ", ".join(n for n in names if n) or None
-    value = tensor_data(recorded[0]) if len(recorded) == 1 else None
-    node = GraphNode(
+    fn_id = id(fn)
+    recorded = naming.values.get(fn_id, ())
+    if len(recorded) <= 1:
+        var = naming.outputs.get((fn_id, 0)) or None
+    else:
+        names = [naming.outputs.get((fn_id, nr)) for nr in range(len(recorded))]
+        var = ", ".join(n for n in names if n) or None
+    node = _graph_node(
         key=key,
         name=class_name,
         label=var or class_name,
         kind="function",
         var=var,
-        value=value,
+        value=read_tensor_data(recorded[0]) if len(recorded) == 1 else None,
         saved=tuple(saved.values()),
         output_count=max(len(recorded), 1),
     )
-    constants = _constant_saved_names(fn, saved)
+    if not saved:
+        return [node]
+    shown = {s.name for s in constants.values()}
     saved_nodes = [
-        GraphNode(
+        _graph_node(
             key=f"{key}/saved:{s.name}",
             name="saved",
             label=f"{s.name} = {s.refers_to}" if s.refers_to else s.name,
@@ -179,20 +205,23 @@ def _function_nodes(
             owner=key,
         )
         for s in saved.values()
-        if (s.tensor is not None or s.freed) and s.name not in constants
+        if (s.tensor is not None or s.freed) and s.name not in shown
     ]
     return [node, *saved_nodes]
 
 
-def _constant_saved_names(fn: Any, saved: Mapping[str, SavedValue]) -> set[str]:
-    """Saved names that are shown on a constant node instead of a saved node of their own."""
-    names = set()
-    for index, (child, _nr) in enumerate(fn.next_functions):
+def _constants(
+    next_functions: tuple[tuple[Any, int], ...], saved: Mapping[str, SavedValue]
+) -> dict[int, SavedValue]:
+    """For each constant (no-grad) input, by position, the saved tensor shown on its node
+    instead of a saved node of its own."""
+    found = {}
+    for index, (child, _nr) in enumerate(next_functions):
         if child is None:
             match = _saved_for_input(index, saved)
             if match is not None:
-                names.add(match.name)
-    return names
+                found[index] = match
+    return found
 
 
 def _saved_for_input(index: int, saved: Mapping[str, SavedValue]) -> SavedValue | None:
@@ -203,61 +232,62 @@ def _saved_for_input(index: int, saved: Mapping[str, SavedValue]) -> SavedValue 
     return None
 
 
-def _constant_node(owner: str, index: int, saved: Mapping[str, SavedValue]) -> GraphNode:
-    match = _saved_for_input(index, saved)
-    value = match.tensor if match is not None else None
+def _constant_node(owner: str, index: int, match: SavedValue | None) -> GraphNode:
     var = match.refers_to if match is not None else None
-    return GraphNode(
+    return _graph_node(
         key=f"{owner}/const:{index}",
         name="constant",
         label=var or "constant",
         kind="constant",
         var=var,
-        value=value,
+        value=match.tensor if match is not None else None,
         owner=owner,
     )
 
 
-_SAVED_ATTRIBUTES: dict[type, tuple[str, ...]] = {}
+# Node class -> its ``_saved_*`` attributes, each with its name without the prefix.
+_SAVED_ATTRIBUTES: dict[type, tuple[tuple[str, str], ...]] = {}
 
 
-def _saved_attributes(node_type: type) -> tuple[str, ...]:
+def _saved_attributes(node_type: type) -> tuple[tuple[str, str], ...]:
     """``_saved_*`` attribute names of a node class (``dir`` is slow; classes are few)."""
     names = _SAVED_ATTRIBUTES.get(node_type)
     if names is None:
-        names = tuple(a for a in dir(node_type) if a.startswith("_saved_"))
+        names = tuple(
+            (a, a.removeprefix("_saved_")) for a in dir(node_type) if a.startswith("_saved_")
+        )
         _SAVED_ATTRIBUTES[node_type] = names
     return names
 
 
 def _read_saved(fn: Any, naming: Naming, ledger: StorageLedger) -> dict[str, SavedValue]:
     """Everything ``fn`` saved for backward, by name without the ``_saved_`` prefix, with
-    where its tensors' numbers live (``ledger`` numbers the storages)."""
+    where its tensors' numbers live (``ledger`` numbers the storages).
+
+    The getters are called right here, nowhere else: the allowlist knows this function as
+    the graph's reader, for which a program's saved-tensor unpack hook does not run.
+    """
     result: dict[str, SavedValue] = {}
-    for attr in _saved_attributes(type(fn)):
-        name = attr.removeprefix("_saved_")
+    for attr, name in _saved_attributes(type(fn)):
         try:
             raw = getattr(fn, attr)
         except RuntimeError:  # freed by an earlier backward without retain_graph
-            result[name] = SavedValue(name=name, freed=True)
+            result[name] = _saved_value(name=name, freed=True)
             continue
-        result[name] = _saved_value(name, raw, naming, ledger.storages_of(raw))
+        if raw is None:
+            result[name] = _saved_value(name=name, value=None)
+        elif isinstance(raw, torch.Tensor):
+            memory = ledger.storages_of(raw)
+            result[name] = _saved_value(
+                name=name,
+                tensor=read_tensor_data(raw),
+                refers_to=naming.name_of_tensor(raw),
+                memory=memory,
+            )
+        else:
+            memory = ledger.storages_of(raw)
+            result[name] = _saved_value(name=name, value=_plain(raw), memory=memory)
     return result
-
-
-def _saved_value(
-    name: str, raw: object, naming: Naming, memory: tuple[SavedStorage, ...]
-) -> SavedValue:
-    if isinstance(raw, torch.Tensor):
-        return SavedValue(
-            name=name,
-            tensor=tensor_data(raw),
-            refers_to=naming.name_of_tensor(raw),
-            memory=memory,
-        )
-    if raw is None:
-        return SavedValue(name=name, value=None)
-    return SavedValue(name=name, value=_plain(raw), memory=memory)
 
 
 def _plain(raw: object) -> object:
@@ -268,7 +298,7 @@ def _plain(raw: object) -> object:
         items = [_plain(v) for v in raw]
         return items
     if isinstance(raw, torch.Tensor):
-        return tensor_data(raw).values
+        return read_tensor_data(raw).values
     if isinstance(raw, torch.dtype):
         return str(raw).removeprefix("torch.")
     return repr(raw)
@@ -286,14 +316,28 @@ def _finish(
     )
 
 
+# The keys of the last few structures walked, by what they were computed from: a slider
+# tick walks the same structure again, and looking its 20,000 entries up (the same tuples,
+# compared for equality) costs a fraction of writing them out as JSON to hash them.
+_KNOWN_STRUCTURES: dict[tuple[Any, ...], str] = {}
+MAX_KNOWN_STRUCTURES = 8
+
+
 def structure_key(nodes: list[GraphNode], edges: list[GraphEdge]) -> str:
     """A hash of what decides the layout: nodes, edges and tensor shapes (never values).
 
     Shapes are in because box sizes depend on them: ``x`` growing from 3 to 4 elements
     is a new layout, ``x`` changing its numbers is not.
     """
-    shape: list[Any] = [
-        [n.key, n.kind, n.label, None if n.value is None else n.value.shape] for n in nodes
-    ]
-    shape.append([[e.source, e.target, e.kind, e.input_index] for e in edges])
-    return hashlib.sha1(json.dumps(shape).encode()).hexdigest()[:16]
+    described = (
+        *[(n.key, n.kind, n.label, None if n.value is None else n.value.shape) for n in nodes],
+        tuple([(e.source, e.target, e.kind, e.input_index) for e in edges]),
+    )
+    key = _KNOWN_STRUCTURES.get(described)
+    if key is None:
+        # Tuples are written as JSON arrays: the same text, so the same key, as lists.
+        key = hashlib.sha1(json.dumps(described).encode()).hexdigest()[:16]
+        if len(_KNOWN_STRUCTURES) >= MAX_KNOWN_STRUCTURES:
+            _KNOWN_STRUCTURES.clear()
+        _KNOWN_STRUCTURES[described] = key
+    return key

@@ -19,6 +19,54 @@ MAX_LEAF_ELEMENTS = 4096
 TOLERANCE = 1e-5
 
 
+def jacobian_problem(output: torch.Tensor, leaves: dict[str, torch.Tensor]) -> str | None:
+    """Why no Jacobian of ``output`` w.r.t. ``leaves`` is shown (too big, no graph...), or
+    ``None`` when it is."""
+    wanted = [t for t in leaves.values() if t.requires_grad]
+    if output.grad_fn is None and not output.requires_grad:
+        return "the output does not depend on anything that requires grad"
+    if not wanted:
+        return "the program has no named leaf that requires grad"
+    if output.numel() > MAX_OUTPUT_ELEMENTS:
+        return (
+            f"the output has {output.numel()} elements "
+            f"(the Jacobian is shown up to {MAX_OUTPUT_ELEMENTS})"
+        )
+    if sum(t.numel() for t in wanted) > MAX_LEAF_ELEMENTS:
+        return f"the leaves have more than {MAX_LEAF_ELEMENTS} elements in all"
+    if output.is_complex() or any(t.is_complex() for t in wanted):
+        return "complex tensors are not supported for the Jacobian view"
+    if output.numel() == 0:
+        return "the output is empty: its Jacobian has no rows"
+    return None
+
+
+def jacobians_from_gradients(
+    leaves: dict[str, torch.Tensor], gradients: dict[str, list[float] | float | None]
+) -> dict[str, torch.Tensor]:
+    """The one-row Jacobians of a one-element output, from the gradients its backward with
+    torch's implicit seed (``1``) sent to the leaves: for such a call ``J = x.grad`` added,
+    exactly what :func:`compute_jacobians` gets from a second backward with the same seed
+    (the same graph and operations, so the same numbers to the last bit).
+
+    ``gradients`` holds each leaf's gradient as ``tolist`` read it (``None``: none arrived,
+    a zero row, as ``allow_unused`` gives); ``tolist`` keeps every float exactly, so making
+    the tensor again in the leaf's dtype gives the very numbers torch computed.
+    """
+    rows = {}
+    for name, leaf in leaves.items():
+        if not leaf.requires_grad:
+            continue
+        g = gradients.get(name)
+        row = (
+            torch.zeros(leaf.numel(), dtype=leaf.dtype)
+            if g is None
+            else torch.tensor(g, dtype=leaf.dtype).reshape(-1)
+        )
+        rows[name] = row.reshape(1, -1)
+    return rows
+
+
 def compute_jacobians(
     output: torch.Tensor, leaves: dict[str, torch.Tensor]
 ) -> tuple[dict[str, torch.Tensor], str | None]:
@@ -27,23 +75,10 @@ def compute_jacobians(
     Returns the matrices and a note saying why they were not computed (too big, no graph,
     graph already freed), in which case the dict is empty.
     """
+    problem = jacobian_problem(output, leaves)
+    if problem is not None:
+        return {}, problem
     wanted = {name: t for name, t in leaves.items() if t.requires_grad}
-    if output.grad_fn is None and not output.requires_grad:
-        return {}, "the output does not depend on anything that requires grad"
-    if not wanted:
-        return {}, "the program has no named leaf that requires grad"
-    if output.numel() > MAX_OUTPUT_ELEMENTS:
-        return (
-            {},
-            f"the output has {output.numel()} elements "
-            f"(the Jacobian is shown up to {MAX_OUTPUT_ELEMENTS})",
-        )
-    if sum(t.numel() for t in wanted.values()) > MAX_LEAF_ELEMENTS:
-        return {}, f"the leaves have more than {MAX_LEAF_ELEMENTS} elements in all"
-    if output.is_complex() or any(t.is_complex() for t in wanted.values()):
-        return {}, "complex tensors are not supported for the Jacobian view"
-    if output.numel() == 0:
-        return {}, "the output is empty: its Jacobian has no rows"
     names = list(wanted)
     inputs = [wanted[n] for n in names]
     batched = None
@@ -75,8 +110,13 @@ def compute_jacobians(
                 row = torch.zeros(leaf.numel(), dtype=leaf.dtype) if g is None else g.reshape(-1)
                 rows[name].append(row.detach())
     except RuntimeError as exc:
-        return {}, f"torch could not differentiate it again: {exc}".split("\n")[0]
+        return {}, not_differentiable_again(exc)
     return {name: torch.stack(r) for name, r in rows.items()}, None
+
+
+def not_differentiable_again(exc: RuntimeError) -> str:
+    """The note for a Jacobian torch's autograd could not compute (its first line)."""
+    return f"torch could not differentiate it again: {exc}".split("\n")[0]
 
 
 def _batched_rows(output: torch.Tensor, inputs: list[torch.Tensor]) -> list[torch.Tensor] | None:

@@ -38,8 +38,9 @@ class ForwardRecorder(TorchFunctionMode):
     ) -> Any:
         result = func(*args, **(kwargs or {}))
         if isinstance(result, torch.Tensor):
-            if result.grad_fn is not None:
-                self._remember(result.grad_fn, (result,))
+            node = result.grad_fn
+            if node is not None:
+                self._remember_one(node, result)
         elif isinstance(result, tuple | list) and result:
             self._remember_many(result)
         return result
@@ -53,6 +54,16 @@ class ForwardRecorder(TorchFunctionMode):
                 nodes[id(t.grad_fn)] = t.grad_fn
         for key, tensors in by_node.items():
             self._remember(nodes[key], tuple(sorted(tensors, key=lambda t: t.output_nr)))
+
+    def _remember_one(self, node: Any, output: torch.Tensor) -> None:
+        """:meth:`_remember` for the usual op, one output (a big graph's program makes
+        thousands: every step it saves is a microsecond of its run)."""
+        alive = self._alive
+        if len(alive) >= MAX_RECORDED_NODES:
+            alive.clear()
+            self.naming.values.clear()
+        alive[id(node)] = node
+        self.naming.values[id(node)] = (snapshot(output),)
 
     def _remember(self, node: Any, outputs: tuple[torch.Tensor, ...]) -> None:
         if len(self._alive) >= MAX_RECORDED_NODES:

@@ -20,6 +20,7 @@ How a run goes:
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import math
 import random
@@ -53,6 +54,7 @@ from gui.model.engine.capture import (
     exception_position,
     program_line,
 )
+from gui.model.engine.collector import collector_paused, collector_running
 from gui.model.engine.graph_walk import Naming, walk_graph
 from gui.model.engine.recorder import ForwardRecorder
 from gui.model.engine.tensors import tensor_data
@@ -701,16 +703,21 @@ def run_program(request: RunRequest, inspect: Inspect | None = None) -> RunResul
     # or warmed up: every run sees them, as a fresh `python script.py` does. Repeats inside
     # a run are dropped by the warning capture; the setting is put back after the run.
     torch.set_warn_always(True)
-    try:
-        return _run_checked(run, program, request, statements, started, inspect)
-    finally:
-        # Nothing of this program may wait in a library's cache for the next run (every
-        # run ends here, so the next one starts with them empty).
-        _forget_library_caches()
-        # Nor stay alive with its namespace: custom Functions and hooks make cycles through
-        # torch's C++ nodes that the collector cannot free (plain torch leaks them too), and
-        # such a cycle would keep every object of the run, suspended generators included.
-        run.namespace.clear()
+    # The collector, paused once the program's statements have run (:func:`_run_checked`),
+    # comes back on last: the engine process's collection after a run is then the first
+    # to look at what the run made (one pass over a big graph's result, not two).
+    with contextlib.ExitStack() as engine_only:
+        try:
+            return _run_checked(run, program, request, statements, started, inspect, engine_only)
+        finally:
+            # Nothing of this program may wait in a library's cache for the next run (every
+            # run ends here, so the next one starts with them empty).
+            _forget_library_caches()
+            # Nor stay alive with its namespace: custom Functions and hooks make cycles
+            # through torch's C++ nodes that the collector cannot free (plain torch leaks
+            # them too), and such a cycle would keep every object of the run, suspended
+            # generators included.
+            run.namespace.clear()
 
 
 def _forget_library_caches() -> None:
@@ -727,15 +734,20 @@ def _run_checked(
     request: RunRequest,
     statements: tuple[tuple[CodeType, int], ...],
     started: float,
-    inspect: Inspect | None = None,
+    inspect: Inspect | None,
+    engine_only: contextlib.ExitStack,
 ) -> RunResult:
     """The checked program's run, from pristine settings: its code, then the backward
-    calls of the session."""
+    calls of the session; the collector is paused in ``engine_only`` after the code."""
     with warnings.catch_warnings():
         warnings.simplefilter("always")
         warnings.showwarning = run.warned
         with _backward_recorded_by(run):
             error = run.execute(statements)
+        # The rest is the engine's own work, but for the program's hooks inside torch's
+        # backward (see collector_running): no collections until the result is built,
+        # so what the steps made is looked at once, after the run (:mod:`.collector`).
+        engine_only.enter_context(collector_paused())
         output, name, output_error = run.choose_output()
         if error is None:
             error = output_error
@@ -747,13 +759,27 @@ def _run_checked(
         if error is None and request.zero_grad_after:
             run.zero_leaf_grads()
         if error is None and inspect is not None:
-            inspect(output, run.bindings.leaves())
-        # After the steps: the first one on the output walked its graph before freeing it.
+            with collector_running():  # differentiates again: the program's hooks run
+                inspect(output, run.bindings.leaves())
+        # After the steps: the first one on the output walked its graph before freeing.
         graph = run.output_graph(output, name) if output is not None else None
     return _result(run, output, name, graph, error, started)
 
 
 def _result(
+    run: _Run,
+    output: torch.Tensor | None,
+    name: str | None,
+    graph: Graph | None,
+    error: Explanation | None,
+    started: float,
+) -> RunResult:
+    # Engine code only: a big graph's result is many objects (see :mod:`.collector`).
+    with collector_paused():
+        return _built_result(run, output, name, graph, error, started)
+
+
+def _built_result(
     run: _Run,
     output: torch.Tensor | None,
     name: str | None,

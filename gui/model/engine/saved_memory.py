@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import torch
 
+from gui.model.engine.records import quick_maker
 from gui.model.result import SavedStorage
+
+_saved_storage = quick_maker(SavedStorage)  # thousands per big graph (see .records)
 
 # Python numbers torch wraps into 0-d tensors (``x * 2`` saves the 2) come in these dtypes.
 # torch keeps them by value and never hands them to saved-tensor hooks, so they are marked
@@ -75,11 +78,13 @@ class StorageLedger:
             return None
         try:
             storage = t.untyped_storage()
-            own = min(_distinct_elements(t) * t.element_size(), storage.nbytes())
-            return SavedStorage(
+            storage_bytes = storage.nbytes()
+            # A contiguous tensor reads each of its elements once (no stride of 0).
+            count = t.numel() if t.is_contiguous() else _distinct_elements(t)
+            return _saved_storage(
                 storage=self._number(storage.data_ptr()),
-                storage_bytes=storage.nbytes(),
-                own_bytes=own,
+                storage_bytes=storage_bytes,
+                own_bytes=min(count * t.element_size(), storage_bytes),
                 by_value=_wrapped_number(t),
             )
         except (RuntimeError, NotImplementedError):  # a tensor without a plain storage
