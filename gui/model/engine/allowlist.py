@@ -34,6 +34,7 @@ import contextlib
 import functools
 import inspect
 import math
+import operator
 import random
 import sys
 import time
@@ -119,6 +120,9 @@ TENSOR_FUNCTIONS_REFUSED: tuple[str, ...] = (
     # crashed; and the setters of a sparse tensor's sizes, which keep its indices as they are.
     "indices", "crow_indices", "col_indices", "ccol_indices", "row_indices",
     "sparse_resize_", "sparse_resize_and_clear_", "resize_as_sparse_",
+    # Pieces torch's version counter does not watch (that is what "unsafe" means here):
+    # written in place, they changed the indices a backward saved without torch knowing.
+    "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes",
 )  # fmt: skip
 
 # torch functions the table leaves out that learners' programs need; each is tensor math,
@@ -255,7 +259,7 @@ NUMPY_REVIEWED: tuple[str, ...] = (
     "count_nonzero", "nonzero", "diag", "diagonal", "tril", "triu", "polyfit", "polyval",
     "interp", "histogram", "unique", "shape", "ndim", "size", "result_type", "finfo",
     "iinfo", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
-    "bool_", "complex64", "complex128", "dtype", "ndarray", "errstate", "seterr", "geterr",
+    "bool_", "complex64", "complex128", "dtype", "errstate", "seterr", "geterr",
     "set_printoptions", "printoptions", "broadcast_to", "broadcast_arrays", "atleast_1d",
     "atleast_2d", "atleast_3d", "copy", "append", "insert", "delete", "split", "array_split",
 )  # fmt: skip
@@ -336,6 +340,55 @@ class RawSavedTensor:
         return f"<torch._C._autograd.SavedTensor object at {id(self):#x}>"
 
 
+class NodeView:
+    """What a program gets for one of torch's C++ autograd nodes (``y.grad_fn``, an entry
+    of ``next_functions``): the node to read, not to call. torch's node is callable
+    (``y.grad_fn(g)`` runs its backward function on ``g`` alone), and a call is no
+    attribute read: the guard never saw it, and torch checks the gradients it hands a node
+    (shape, dtype) in its engine, not in the node (``F.pdist(a).grad_fn(torch.ones(1))``
+    read past the one number given; AccumulateGrad took an int64 gradient for a float
+    leaf). Every read of a view is the guard's read of its node; it prints, compares and
+    hashes as the node, and one node has one view while the program holds it."""
+
+    __slots__ = ("__weakref__", "_node")
+
+    def __init__(self, node: object) -> None:
+        self._node = node
+
+    def __repr__(self) -> str:
+        return repr(self._node)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is NodeView and other._node is self._node
+
+    def __hash__(self) -> int:
+        return hash(self._node)
+
+    def __call__(self, *args: object, **kwargs: object) -> None:
+        raise CodeRefusedAtRuntime(
+            f"Calling `{type(self._node).__name__}` is not available: an autograd node runs "
+            "inside backward, where torch checks the gradients it hands it; call "
+            "`y.backward(g)` or `torch.autograd.grad(y, x, g)` instead."
+        )
+
+
+_NODE_VIEWS: weakref.WeakValueDictionary[int, NodeView] = weakref.WeakValueDictionary()
+
+
+def node_view(value: object) -> object:
+    """``value`` as a program may hold it: a C++ autograd node as its :class:`NodeView`
+    (also inside ``next_functions``' pairs), anything else as it is."""
+    if type(value) is tuple:
+        return tuple(node_view(item) for item in value)
+    if _NODE_CLASSES.get(id(type(value))) is not type(value):
+        return value
+    view = _NODE_VIEWS.get(id(value))
+    if view is None or view._node is not value:
+        view = NodeView(value)
+        _NODE_VIEWS[id(value)] = view
+    return view
+
+
 # Instances of these are data: a program may hold them; what it reads from them is
 # checked again. (Not code: functions and classes are checked by identity.)
 VALUE_TYPES: tuple[type, ...] = (
@@ -353,6 +406,7 @@ VALUE_TYPES: tuple[type, ...] = (
     # one is checked again (`arg_constraints`, `support`: refused by value).
     torch.distributions.Distribution,
     RawSavedTensor,  # `y.grad_fn._raw_saved_self`, holding its node
+    NodeView,  # `y.grad_fn`, read through the guard like the node itself
 )  # fmt: skip
 CONTAINER_TYPES: tuple[type, ...] = (tuple, list, dict, set, frozenset, collections.deque)
 PLAIN_TYPES_WITH_METHODS: tuple[type, ...] = (
@@ -541,6 +595,8 @@ def allowlist() -> Allowlist:
     """The allowlist, built once per process (complete unless :func:`defer_the_slow_part`
     was called first)."""
     _refuse_worker_processes()
+    _numpy_copies_whole_numbers()
+    _check_ctc_targets()
     wrapper_codes = _grad_mode_wrapper_codes()
     # The guard's own wrapper around a method read from its class checks `self` first.
     wrapper_codes.append(instances_only(torch.nn.Module, torch.nn.Module.train).__code__)
@@ -627,7 +683,12 @@ def _stand_ins() -> dict[int, tuple[object, object]]:
         (torch.autograd.graph.saved_tensors_hooks, _SavedTensorsHooks),
         (torch.autograd.graph.save_on_cpu, _SaveOnCpu),
         (torch.autograd.graph.disable_saved_tensors_hooks, _disable_saved_tensors_hooks),
+        (np.ndarray, NdarrayClass),
+        (torch.from_numpy, _from_numpy),
+        (torch.asarray, _asarray),
+        (torch.segment_reduce, _segment_reduce),
     ]
+    pairs += [(getattr(torch, name), _legacy_type(name)) for name in _WHOLE_NUMBER_TYPES]
     return {id(original): (original, stand_in) for original, stand_in in pairs}
 
 
@@ -637,6 +698,173 @@ def stand_in_for(value: object) -> object:
     if pair is not None and pair[0] is value:
         return pair[1]
     return value
+
+
+class _CheckedNdarrayType(type):
+    """The class of :class:`NdarrayClass`: ``isinstance``/``issubclass`` answer for numpy's
+    ``ndarray``, class attributes are numpy's (read through the guard), and a call makes
+    an array only when no raw memory would be read as Python objects."""
+
+    def __instancecheck__(cls, obj: object) -> bool:
+        return isinstance(obj, np.ndarray)
+
+    def __subclasscheck__(cls, sub: type) -> bool:
+        return sub is cls or (isinstance(sub, type) and issubclass(sub, np.ndarray))
+
+    def __getattr__(cls, name: str) -> Any:
+        return getattr(np.ndarray, name)
+
+    def __call__(
+        cls,
+        shape: Any,
+        dtype: Any = float,
+        buffer: Any = None,
+        offset: Any = 0,
+        strides: Any = None,
+        order: Any = None,
+    ) -> Any:
+        chosen = np.dtype(dtype)  # once: the program's object is not asked again
+        if buffer is not None and (chosen.hasobject or not _plain_buffer(buffer)):
+            raise CodeRefusedAtRuntime(
+                "`np.ndarray(shape, dtype, buffer=...)` is not available with this buffer: "
+                "an array over a buffer takes a writable numpy array of numbers (over other "
+                "memory, dtype=object reads raw bytes as Python objects, and bytes or numpy "
+                "scalars are shared by the whole process); use np.array(...) or "
+                "np.zeros(...) instead."
+            )
+        return np.ndarray(shape, chosen, buffer, offset, strides, order)
+
+
+def _plain_buffer(buffer: object) -> bool:
+    """A writable array of numbers: memory that holds no object pointers, and memory the
+    program may change anyway. Not ``bytes`` nor a numpy scalar, which are immutable and
+    may be shared by the whole process (``np.True_``, the one-byte ``bytes``): an array
+    over one, handed to ``torch.from_numpy``, wrote into it (``b'A'`` became ``b'B'``)."""
+    return (
+        isinstance(buffer, np.ndarray)
+        and not buffer.dtype.hasobject
+        and bool(buffer.flags.writeable)
+    )
+
+
+class NdarrayClass(metaclass=_CheckedNdarrayType):
+    """What a program gets for ``np.ndarray`` (also from ``type(array)``): numpy's own
+    ``ndarray(shape, dtype, buffer=...)`` takes any memory as the array's, and with
+    ``dtype=object`` each 8 bytes there become a pointer to a Python object
+    (``np.ndarray((1,), object, buffer=np.array([id(x) or any number]))``): any address
+    made an object, past the guard and into native memory. This one makes arrays of
+    numbers over a buffer, and of objects without one; ``isinstance(x, np.ndarray)`` and
+    ``type(a) is np.ndarray`` still hold."""
+
+
+NdarrayClass.__module__ = "numpy"
+NdarrayClass.__name__ = NdarrayClass.__qualname__ = "ndarray"
+
+
+# Whole numbers and booleans are what torch's kernels index memory with, and a backward
+# trusts the ones it saved (max pooling's indices, an embedding's input, a mask) to be the
+# values it saved: torch's version counter tells when a tensor was changed in place, but a
+# tensor sharing the memory of a numpy array (or the array of a tensor's `.numpy()`) is
+# changed through numpy without it (`arr[...] = 10**7`), and the kernel wrote where the
+# numbers pointed (the process crashed). So such memory is never shared both ways here:
+# numpy arrays of whole numbers are copied into tensors, and tensors of whole numbers into
+# arrays. Fractions index nothing: they are shared as in torch.
+
+
+def _own_whole_numbers(value: object) -> object:
+    if isinstance(value, np.ndarray) and value.dtype.kind not in "fc":
+        return value.copy()
+    return value
+
+
+def _from_numpy(array: Any) -> Any:
+    """``torch.from_numpy``; a copy of an array of whole numbers (see above)."""
+    return torch.from_numpy(_own_whole_numbers(array))
+
+
+_NATIVE_AS_TENSOR: Any = torch.as_tensor
+
+
+def _as_tensor(data: Any, *args: Any, **kwargs: Any) -> Any:
+    """``torch.as_tensor``; a copy of an array of whole numbers (see above). Put in
+    torch's namespace, where a DataLoader without batches (``default_convert``) calls it
+    on what the program's dataset returns."""
+    return _NATIVE_AS_TENSOR(_own_whole_numbers(data), *args, **kwargs)
+
+
+def _asarray(obj: Any, *args: Any, **kwargs: Any) -> Any:
+    """``torch.asarray``; a copy of an array of whole numbers (see above)."""
+    return torch.asarray(_own_whole_numbers(obj), *args, **kwargs)
+
+
+_NATIVE_NUMPY: Any = torch._C.TensorBase.numpy
+
+
+def _tensor_numpy(self: torch.Tensor, *, force: bool = False) -> Any:
+    """``Tensor.numpy`` (also behind ``np.asarray(t)``); a copy for whole numbers."""
+    array = _NATIVE_NUMPY(self, force=force)
+    return array if self.is_floating_point() or self.is_complex() else array.copy()
+
+
+def _numpy_copies_whole_numbers() -> None:
+    """Put :func:`_tensor_numpy` on ``torch.Tensor``, where ``np.asarray`` finds it too."""
+    tensor: Any = torch.Tensor
+    if getattr(tensor, "_ae_numpy_copies", False):
+        return
+    _tensor_numpy.__doc__ = _NATIVE_NUMPY.__doc__
+    tensor.numpy = _tensor_numpy
+    tensor._ae_numpy_copies = True
+    setattr(torch, "as_tensor", _as_tensor)  # noqa: B010 (a module's function)
+
+
+# torch's legacy typed constructors share a numpy array's memory too
+# (`torch.LongTensor(array)`); those of whole numbers get stand-ins that copy it.
+_WHOLE_NUMBER_TYPES = (
+    "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
+)  # fmt: skip
+
+
+class _CheckedTensorType(type):
+    """The class of a legacy type's stand-in: ``isinstance``, ``repr`` and class
+    attributes are torch's type's; a call copies a numpy array of whole numbers first.
+    torch's C code reads a type argument by its name (``x.type(torch.LongTensor)``), so
+    the stand-in is named like torch's (``torch.LongTensor``)."""
+
+    _real: Any  # private: the guard never hands a program torch's own type through it
+
+    def __instancecheck__(cls, obj: object) -> bool:
+        return isinstance(obj, cls._real)
+
+    def __subclasscheck__(cls, sub: type) -> bool:
+        return sub is cls or (isinstance(sub, type) and issubclass(sub, cls._real))
+
+    def __getattr__(cls, name: str) -> Any:
+        return getattr(cls._real, name)
+
+    def __repr__(cls) -> str:
+        return repr(cls._real)
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        return cls._real(*(_own_whole_numbers(arg) for arg in args), **kwargs)
+
+
+def _legacy_type(name: str) -> type:
+    real = getattr(torch, name)
+    stand_in = _CheckedTensorType(f"torch.{name}", (), {"_real": real, "__doc__": real.__doc__})
+    stand_in.__module__ = "torch"
+    return stand_in
+
+
+def _segment_reduce(*args: Any, **kwargs: Any) -> Any:
+    """``torch.segment_reduce`` without ``unsafe=True``: it skips the check that the lengths
+    add up to the data, and then read past the data and wrote past it in backward."""
+    if kwargs.get("unsafe", False) is not False:
+        raise CodeRefusedAtRuntime(
+            "`segment_reduce(..., unsafe=True)` is not available: it skips the check that "
+            "the segments fit the data, and torch then reads and writes past it; leave "
+            "unsafe out."
+        )
+    return torch.segment_reduce(*args, **kwargs)
 
 
 def instances_only(cls: type, method: Callable[..., Any]) -> Callable[..., Any]:
@@ -808,6 +1036,51 @@ def _refuse_worker_processes() -> None:
     iterator._ae_refused = True
 
 
+_NATIVE_CTC_LOSS: Any = torch.ctc_loss
+
+
+def _checked_ctc_loss(
+    log_probs: Any,
+    targets: Any,
+    input_lengths: Any,
+    target_lengths: Any,
+    blank: Any = 0,
+    reduction: Any = 1,
+    zero_infinity: Any = False,
+) -> Any:
+    """``torch.ctc_loss`` (also behind ``F.ctc_loss`` and ``nn.CTCLoss``) with its targets
+    checked: torch checks the lengths and the blank, not that each target is a class of
+    ``log_probs`` (``targets=[[10**6, 1]]`` read past it, and backward wrote past it).
+    The other arguments are made plain first, so no code of the program's (an
+    ``__index__``) runs between the check and torch's call."""
+    lengths = [
+        value if isinstance(value, torch.Tensor) else torch.as_tensor(value, dtype=torch.long)
+        for value in (input_lengths, target_lengths)
+    ]
+    blank, reduction = operator.index(blank), operator.index(reduction)
+    zero_infinity = bool(zero_infinity)
+    if isinstance(log_probs, torch.Tensor) and isinstance(targets, torch.Tensor):
+        classes = log_probs.size(-1) if log_probs.dim() else 0
+        whole = not (targets.is_floating_point() or targets.is_complex())
+        if (
+            whole
+            and targets.numel()
+            and (bool((targets < 0).any()) or bool((targets >= classes).any()))
+        ):
+            raise CodeRefusedAtRuntime(
+                "`ctc_loss(...)` is not available with these targets: each must be a "
+                f"class of log_probs, from 0 to {classes - 1} (its last dimension)."
+            )
+    return _NATIVE_CTC_LOSS(log_probs, targets, *lengths, blank, reduction, zero_infinity)
+
+
+def _check_ctc_targets() -> None:
+    """Put :func:`_checked_ctc_loss` where ``F.ctc_loss`` (and so ``nn.CTCLoss``) calls it."""
+    if vars(torch).get("ctc_loss") is _checked_ctc_loss:
+        return
+    setattr(torch, "ctc_loss", _checked_ctc_loss)  # noqa: B010 (a module's function)
+
+
 def _gen() -> Iterable[None]:
     yield None
 
@@ -892,6 +1165,7 @@ def _public_methods(cls: type, stop: type) -> list[object]:
 def _objects() -> list[object]:
     objects: list[object] = []
     refused = {id(getattr(torch.Tensor, n, None)) for n in TENSOR_FUNCTIONS_REFUSED}
+    refused |= {id(getattr(torch, n)) for n in TENSOR_FUNCTIONS_REFUSED if hasattr(torch, n)}
     refused |= {id(v) for v in _namespace("torch.distributed.distributed_c10d")}
     table = [f for f in torch.overrides.get_testing_overrides() if id(f) not in refused]
     objects += table
@@ -932,6 +1206,7 @@ def _objects() -> list[object]:
     objects += _named(torch.Tensor, TENSOR_HOOKS)
     objects.append(torch.utils.hooks.RemovableHandle.remove)
     objects.append(RawSavedTensor.register_hooks)
+    objects += [_tensor_numpy, _checked_ctc_loss, _as_tensor]
     objects += _named(torch.nn.utils, NN_UTILS)
     objects += _named(torch.nn.utils.rnn, RNN_UTILS)
     objects += _named(torch.nn.utils.rnn.PackedSequence, PACKED_SEQUENCE_METHODS)

@@ -29,6 +29,7 @@ from gui.model.engine.allowlist import (
     PROGRAM_CLASSES,
     VALUE_TYPES,
     CodeRefusedAtRuntime,
+    NodeView,
     RawSavedTensor,
     allowlist,
     base_class_allowed,
@@ -36,6 +37,7 @@ from gui.model.engine.allowlist import (
     is_allowed_context,
     is_own_object,
     is_saved_attribute,
+    node_view,
     stand_in_for,
 )
 
@@ -167,6 +169,8 @@ def guarded_getattr(obj: object, name: str) -> object:
     """
     if type(name) is not str:
         raise TypeError("attribute name must be string")
+    if type(obj) is NodeView:  # the node's own attribute, read as the node's, then viewed
+        return node_view(guarded_getattr(obj._node, name))
     if name not in _OK_NAMES:
         if name in safety.FORMAT_METHODS:
             _check_format(obj, name)
@@ -183,6 +187,13 @@ def guarded_getattr(obj: object, name: str) -> object:
         return RawSavedTensor(obj, name)  # never torch's bare reference (see allowlist)
     if name == "metadata" and isinstance(obj, torch.autograd.graph.Node):
         raise CodeRefusedAtRuntime(f"`{_describe(obj, name)}` is not available: {_NODE_METADATA}")
+    if name == "data" and isinstance(obj, torch.Tensor) and not _has_fractions(obj):
+        # torch's `.data` is the same memory with a version counter of its own: changed in
+        # place (`idx.data.fill_(10**7)`), the indices a backward saved (max pooling's,
+        # an embedding's input) changed without torch knowing, and its kernels wrote where
+        # they pointed. `detach()` is the same memory with the same counter: torch then
+        # refuses the backward ("modified by an inplace operation"). Fractions index nothing.
+        return obj.detach()
     value = getattr(obj, name)
     if type(value) in _SAFE_TYPES:
         return value
@@ -194,6 +205,10 @@ def guarded_getattr(obj: object, name: str) -> object:
         if name in _GPU_NAMES:
             problem = _NO_GPU
         raise CodeRefusedAtRuntime(f"`{_describe(obj, name)}` is not available: {problem}")
+    if name in _NODE_NAMES:
+        return node_view(value)  # read, never called (see allowlist.NodeView)
+    if name == "view" and (isinstance(obj, torch.Tensor) or obj is torch.Tensor):
+        return _checked_view(obj if isinstance(obj, torch.Tensor) else None)
     if name in safety.ALLOWED_HOOK_NAMES or name == "apply":
         program_code.note_in_autograd()
     if (
@@ -208,7 +223,27 @@ def guarded_getattr(obj: object, name: str) -> object:
         owner = _defining_class(obj, name)
         if owner is not None and owner not in PROGRAM_CLASSES:
             return instances_only(owner, value)
+    if type(obj) is super and type(value) is types.FunctionType and not is_program_function(value):
+        # `super(M, M).train` (a class as the second argument) is the library's function
+        # itself, unbound: its `self` is checked the same way as a read from the class.
+        owner = _found_through_super(obj, name)
+        if owner is not None and owner not in PROGRAM_CLASSES:
+            return instances_only(owner, value)
     return value
+
+
+def _found_through_super(view: object, name: str) -> type | None:
+    """The class whose own namespace ``view.name`` comes from (``super()`` searches the
+    classes after ``__thisclass__`` in the MRO of ``__self_class__``, never an instance)."""
+    found: Any = view
+    after = found.__thisclass__
+    mro = getattr(found.__self_class__, "__mro__", ())
+    if after not in mro:
+        return None
+    for klass in mro[mro.index(after) + 1 :]:
+        if name in vars(klass):
+            return klass
+    return None
 
 
 # Collections a program could change in place (item assignment, `append`): nothing
@@ -231,6 +266,9 @@ def _shared_collection_problem(owner: object, name: str, value: object) -> str |
         return None
     if isinstance(owner, types.ModuleType):
         return _SHARED_COLLECTION
+    if type(owner) is super:  # found in a class's namespace, never an instance's
+        defining = _found_through_super(owner, name)
+        return None if defining is None or defining in PROGRAM_CLASSES else _SHARED_COLLECTION
     cls = owner if isinstance(owner, type) else type(owner)
     if not isinstance(owner, type) and inspect.getattr_static(cls, name, None) is not value:
         return None  # the instance's own attribute (`opt.param_groups`)
@@ -265,6 +303,9 @@ _NODE_METADATA = (
     "an autograd node's metadata is where anomaly mode keeps what torch reads when a "
     "backward fails; keep your own values in a variable instead."
 )
+# Where a program finds autograd nodes: a tensor's, and a node's (a custom Function's
+# `ctx` too) edges to the next ones.
+_NODE_NAMES = frozenset({"grad_fn", "next_functions"})
 _GPU_NAMES = frozenset({"cuda", "mps", "xpu"})
 _NO_GPU = (
     "this app computes on the CPU only, there is no GPU here; leave `.cuda()` out, or use "
@@ -329,6 +370,12 @@ def guarded_setattr(obj: object, name: str, value: object) -> None:
         if isinstance(obj, torch.Tensor):
             if name not in safety.WRITABLE_ATTRIBUTES:
                 reason = "only `.grad`, `.data` and `.requires_grad` of a tensor can be set."
+            elif (
+                name == "data"
+                and isinstance(value, torch.Tensor)
+                and not (_has_fractions(obj) and _has_fractions(value))
+            ):
+                reason = _WHOLE_NUMBER_DATA
         elif isinstance(obj, types.ModuleType):
             if obj is getattr(torch.backends, "cudnn", None) and name in _GPU_SETTINGS:
                 return  # no cuDNN on the CPU: the setting has nothing to change
@@ -343,6 +390,39 @@ def guarded_setattr(obj: object, name: str, value: object) -> None:
     if reason is not None:
         raise CodeRefusedAtRuntime(f"`{_describe(obj, name)}` cannot be changed: {reason}")
     setattr(obj, name, value)
+
+
+def _checked_view(bound: torch.Tensor | None) -> Callable[..., torch.Tensor]:
+    """``t.view`` (``torch.Tensor.view`` when ``bound`` is None), refusing a view that
+    reads fractions as whole numbers or the other way round (``t.view(torch.int64)``): the
+    same memory under two counters' watch, so a write through the fractions' ``.data``
+    (or numpy) changed the whole numbers a backward saved without torch knowing."""
+
+    def view(*args: Any, **kwargs: Any) -> torch.Tensor:
+        tensor, rest = (bound, args) if bound is not None else (args[0], args[1:])
+        result: torch.Tensor = torch.Tensor.view(tensor, *rest, **kwargs)
+        if _has_fractions(result) != _has_fractions(tensor):
+            raise CodeRefusedAtRuntime(
+                f"`view({result.dtype})` is not available on a {tensor.dtype} tensor: it "
+                "reads fractions as whole numbers (or the other way round) in the same "
+                "memory; convert with `.to(dtype)` instead."
+            )
+        return result
+
+    return view
+
+
+def _has_fractions(tensor: torch.Tensor) -> bool:
+    """Floating-point or complex: numbers no kernel uses to index memory."""
+    return tensor.is_floating_point() or tensor.is_complex()
+
+
+# `x.data = i` makes `x` the memory of `i` with a version counter of its own (and `i.data =
+# j` changes what a backward saved as `i`): whole numbers are indices to torch's kernels.
+_WHOLE_NUMBER_DATA = (
+    "`.data` of a tensor of whole numbers or booleans (indices, masks) cannot be swapped: "
+    "torch's backward trusts the indices it saved; make a new tensor instead (`i = j.clone()`)."
+)
 
 
 _WRITABLE_TYPES: tuple[type, ...] = (
@@ -405,11 +485,14 @@ def _guarded_type(*args: object) -> type:
         raise CodeRefusedAtRuntime(
             "`type(name, bases, namespace)` is not available: write a `class` statement instead."
         )
-    kind = type(args[0])
-    problem = None if kind in PROGRAM_CLASSES else value_problem(kind)
+    kind = type(args[0]._node) if type(args[0]) is NodeView else type(args[0])
+    problem = None if kind in PROGRAM_CLASSES else value_problem(stand_in_for(kind))
     if problem is not None:
         raise CodeRefusedAtRuntime(f"`type(...)` of this value is not available: {problem}")
-    return kind
+    # The app's stand-in where it has one: `type(array)` is numpy's class, whose
+    # `(shape, object, buffer=...)` reads raw memory as objects (see allowlist.NdarrayClass).
+    chosen: Any = stand_in_for(kind)
+    return chosen
 
 
 def _build_class(func: object, name: str, *bases: object, **keywords: object) -> type:
