@@ -264,6 +264,11 @@ class _Run:
         """Run and record one backward call (from the code or from the session)."""
         if self.step_count >= MAX_STEPS:
             raise RuntimeError(f"more than {MAX_STEPS:,} backward calls: stopped")
+        if call.tensor.is_meta:
+            raise NoNumbers(
+                "this tensor is on the 'meta' device: it has a shape but no numbers, and "
+                "every panel here shows numbers; make it on the CPU (the default device)"
+            )
         self.last_backward_tensor = call.tensor
         gradient = call.gradient
         with unrecorded():
@@ -316,8 +321,8 @@ class _Run:
             return
         t = call.tensor
         value: float | None = None
-        if not call.tensors and t.numel() == 1 and not t.is_complex():
-            value = float(t.detach())
+        if not call.tensors and t.numel() == 1 and not t.is_complex() and not t.is_meta:
+            value = float(t.detach())  # (a meta tensor has a shape and no number)
         self.step_values.append(value)
 
     def _grads_were_zeroed(self) -> bool:
@@ -373,6 +378,8 @@ class _Run:
             self.session_call = number
             try:
                 recorded = self.backward(call)
+            except NoNumbers as exc:  # the program's tensor, not the app's failure
+                return self.explain(exc)
             finally:
                 self.session_call = None
             if recorded.record.error is not None:
@@ -449,7 +456,7 @@ class _Run:
                 column=column,
                 while_running=True,
             )
-        message = str(exc)
+        message = exception_text(exc)
         if isinstance(exc, RecursionError):
             return explain.explain_runaway("recursion", line=line)
         if isinstance(exc, MemoryError) or "can't allocate memory" in message:
@@ -547,6 +554,20 @@ def _tensor_tuple(value: Any) -> tuple[torch.Tensor, ...] | None:
     if isinstance(value, tuple | list) and all(isinstance(v, torch.Tensor) for v in value):
         return tuple(value)
     return None
+
+
+class NoNumbers(RuntimeError):
+    """A backward call on a tensor with no numbers to show (the ``meta`` device)."""
+
+
+def exception_text(exc: BaseException) -> str:
+    """``str(exc)``, or a placeholder when the program's exception cannot say what it is
+    (its ``__str__`` raises, or its ``args`` hold itself): still the program's error, never
+    an error of the app's."""
+    try:
+        return str(exc)
+    except (Exception, RecursionError):
+        return "<the exception's text could not be made: its __str__ failed>"
 
 
 def _refused_construct(source_line: str | None) -> str:

@@ -418,7 +418,6 @@ def test_a_node_reads_prints_and_compares_as_in_torch(owner_cycle: pristine.Sett
 #    Fix (run.py, helper 38's): in `_Run._explain_at`, read the message as
 #    `message = _exception_text(exc)`, a helper that returns `str(exc)` and, on
 #    `Exception` or `RecursionError`, `f"<exception str() failed>"` instead.
-@pytest.mark.xfail(strict=True, reason="run.py _explain_at calls str(exc) unguarded")
 @pytest.mark.parametrize(
     "code",
     [
@@ -449,7 +448,6 @@ def test_an_exception_whose_text_fails_is_the_programs_error(
 #    are the same, the norm is that view's times sqrt(the repeats); the meta tensor's
 #    reads end in `_unusual_tensor_data` everywhere the engine reads (the error comes
 #    from `Tensor.item()` on the meta tensor).
-@pytest.mark.xfail(strict=True, reason="engine reads of meta tensors call .item()")
 def test_a_meta_tensor_is_no_engine_error(owner_cycle: pristine.Settings) -> None:
     from gui.model.engine.jobs import answer
     from gui.model.request import Program, RunRequest
@@ -459,7 +457,6 @@ def test_a_meta_tensor_is_no_engine_error(owner_cycle: pristine.Settings) -> Non
     assert result.error is None or result.error.kind != "engine-error", result.error
 
 
-@pytest.mark.xfail(strict=True, reason="summary_of reduces over every repeat of a view")
 def test_an_expanded_tensors_statistics_cost_its_memory_not_its_repeats() -> None:
     import time
 
@@ -475,7 +472,8 @@ def test_an_expanded_tensors_statistics_cost_its_memory_not_its_repeats() -> Non
     assert (data.summary.minimum, data.summary.maximum) == (-2.0, 1.0)
     assert data.summary.mean == pytest.approx(-0.5)
     assert data.summary.norm == pytest.approx((rows * 5) ** 0.5, rel=1e-5)
-    assert elapsed < 1.0, f"{elapsed:.1f} s for a tensor of 16 bytes"
+    # Not a speed target (those are benchmarks): over every repeat this took minutes.
+    assert elapsed < 10.0, f"{elapsed:.1f} s for a tensor of 16 bytes"
 
 
 @pytest.mark.parametrize(
