@@ -48,13 +48,14 @@ ALLOWED_IMPORTS: frozenset[str] = frozenset({
     "torch.autograd.function", "torch.nn.init", "torch.nn.utils.rnn", "torch.optim",
     "torch.optim.lr_scheduler", "torch.utils", "torch.utils.data", "torch.func",
     "torch.distributions", "torch.autograd.graph", "math", "numpy", "random", "time",
-    "functools", "collections", "typing", "__future__",
+    "functools", "collections", "typing", "copy", "__future__",
 })  # fmt: skip
 IMPORT_HELP = (
     "the modules a program can import here are torch (with torch.nn, torch.optim, "
     "torch.autograd, torch.utils.data, torch.func, torch.distributions), math, numpy, "
-    "random, time, functools, collections and typing; what it uses from them is checked "
-    "one by one (tensor math, never files, the network, other processes or native code)."
+    "random, time, functools, collections, typing and copy; what it uses from them is "
+    "checked one by one (tensor math, never files, the network, other processes or native "
+    "code)."
 )
 # Methods a class the program defines may give itself under a two-underscore name: what
 # tutorials write (``__init__``, ``__call__``, operators, ``__len__``/``__getitem__`` of a
@@ -128,7 +129,7 @@ _DENIED_ATTRIBUTE_GROUPS: tuple[tuple[str, str], ...] = (
         "app does not support.",
     ),
     (
-        "register_prehook register_backward_hook register_module_forward_hook "
+        "register_backward_hook register_module_forward_hook "
         "register_module_forward_pre_hook register_module_full_backward_hook "
         "register_module_backward_hook",
         "it runs your code inside torch's own machinery for every model at once, which the "
@@ -166,7 +167,7 @@ DENIED_ATTRIBUTES: frozenset[str] = frozenset(_DENIED_ATTRIBUTE_REASONS)
 ALLOWED_HOOK_NAMES: frozenset[str] = frozenset({
     "register_hook", "register_post_accumulate_grad_hook", "register_forward_hook",
     "register_forward_pre_hook", "register_full_backward_hook",
-    "register_full_backward_pre_hook",
+    "register_full_backward_pre_hook", "register_prehook",
 })  # fmt: skip
 _PRIVATE_REASON = "names that start with an underscore are Python or torch internals."
 
@@ -200,7 +201,7 @@ def attribute_refusal_reason(name: str, *, own_object: bool = False) -> str | No
     if "Storage" in name:
         return "it reaches tensor storage, which programs here cannot use."
     if "hook" in name and name not in ALLOWED_HOOK_NAMES | SAVED_TENSOR_HOOK_NAMES:
-        return _DENIED_ATTRIBUTE_REASONS["register_prehook"]
+        return _DENIED_ATTRIBUTE_REASONS["register_backward_hook"]
     return None
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import builtins
 import collections
 import contextlib
+import copy
 import functools
 import inspect
 import math
@@ -63,7 +64,7 @@ import torch.utils.data
 import torch.utils.data.dataloader
 import torch.utils.hooks
 
-from gui.model.engine import pristine, program_code
+from gui.model.engine import pristine, program_code, safe_copy
 from gui.model.engine.capture import PROGRAM_FILENAME
 
 # Reached through `torch.X`, `torch.nn.X`... as modules a program may hold.
@@ -106,6 +107,9 @@ MODULES: tuple[types.ModuleType, ...] = (
     # disable_saved_tensors_hooks (see `_SavedTensorsHooks`); register_multi_grad_hook and
     # the rest are refused by name or by value.
     torch.autograd.graph,
+    # `best = copy.deepcopy(model.state_dict())`: only the app's stand-ins for deepcopy and
+    # copy (see `_deepcopy`); the rest of the module is refused by value.
+    copy,
 )
 
 # In torch's table of tensor functions but not tensor math: they reach storage, shared or
@@ -452,7 +456,11 @@ class CodeRefusedAtRuntime(BaseException):
 # ``__build_class__``): held weakly, compared by identity.
 PROGRAM_CLASSES: weakref.WeakSet[type] = weakref.WeakSet()
 # What a program may read from an autograd node (a tensor's grad_fn): its name and edges.
-NODE_ATTRIBUTES: frozenset[str] = frozenset({"name", "next_functions"})
+# A node's own hooks ("Backward Hooks execution" in torch's autograd notes): the program's
+# function, guarded like a tensor's hook, on one node of its own graph.
+NODE_ATTRIBUTES: frozenset[str] = frozenset(
+    {"name", "next_functions", "register_hook", "register_prehook"}
+)
 # A container larger than this is not searched element by element: it is refused.
 MAX_CONTAINER_CHECK = 10_000
 
@@ -687,6 +695,8 @@ def _stand_ins() -> dict[int, tuple[object, object]]:
         (torch.from_numpy, _from_numpy),
         (torch.asarray, _asarray),
         (torch.segment_reduce, _segment_reduce),
+        (copy.deepcopy, _deepcopy),
+        (copy.copy, _copy),
     ]
     pairs += [(getattr(torch, name), _legacy_type(name)) for name in _WHOLE_NUMBER_TYPES]
     return {id(original): (original, stand_in) for original, stand_in in pairs}
@@ -882,6 +892,26 @@ def instances_only(cls: type, method: Callable[..., Any]) -> Callable[..., Any]:
         return method(*args, **kwargs)
 
     return unbound
+
+
+def _copyable_instance(value: object) -> bool:
+    """What :mod:`.safe_copy` may rebuild from its ``__dict__``: a layer class on the list,
+    or a class the program defined (its methods are guarded; it cannot define the copy
+    protocol's two-underscore methods, see ``safety.SAFE_DUNDER_METHODS``)."""
+    kind = type(value)
+    if kind in PROGRAM_CLASSES:
+        return True
+    return isinstance(value, torch.nn.Module) and allowlist().allows_object(kind)
+
+
+def _deepcopy(x: Any, memo: Any = None) -> Any:
+    """``copy.deepcopy`` for programs: tensors, modules and their containers only."""
+    return safe_copy.deepcopy(x, memo, _copyable_instance)
+
+
+def _copy(x: Any) -> Any:
+    """``copy.copy`` for programs (see :func:`_deepcopy`)."""
+    return safe_copy.copy(x, _copyable_instance)
 
 
 def _wraps(wrapped: Any, *args: Any, **kwargs: Any) -> Any:

@@ -91,12 +91,14 @@ def test_tensor_math_and_autograd_pass() -> None:
         guarded_getattr(owner, name)
 
 
-def test_a_tensors_grad_fn_shows_its_name_and_edges_only() -> None:
+def test_a_tensors_grad_fn_shows_its_name_edges_and_own_hooks_only() -> None:
     x = torch.tensor([1.0], requires_grad=True)
     node = guarded_getattr(x * 2, "grad_fn")
     assert guarded_getattr(node, "name")() == "MulBackward0"
     assert guarded_getattr(node, "next_functions")[0][1] == 0
-    for name in ("register_hook", "register_prehook"):
+    for name in ("register_hook", "register_prehook"):  # the autograd notes' node hooks
+        assert callable(guarded_getattr(node, name))
+    for name in ("_register_hook_dict", "metadata", "register_backward_hook"):
         with pytest.raises(CodeRefusedAtRuntime):
             guarded_getattr(node, name)
 

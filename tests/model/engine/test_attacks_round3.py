@@ -665,14 +665,11 @@ NAMED_DOORS = [
     pytest.param("x = torch.utils.data.get_worker_info\n", id="worker-info"),
     pytest.param("x = torch.set_default_device('meta')\n", id="default-device"),
     pytest.param("x = torch.set_num_threads(64)\n", id="threads"),
+    # A node's own register_hook/register_prehook are allowed since round 8 (the autograd
+    # notes' "Backward Hooks execution"; test_safe_copy_in_programs): its hook dict is not.
     pytest.param(
-        "x = torch.ones(1).grad_fn\ny = torch.ones(1, requires_grad=True) * 2\n"
-        "h = y.grad_fn.register_prehook(abs)\n",
-        id="node-prehook",
-    ),
-    pytest.param(
-        "y = torch.ones(1, requires_grad=True) * 2\nh = y.grad_fn.register_hook(abs)\n",
-        id="node-hook",
+        "y = torch.ones(1, requires_grad=True) * 2\nh = y.grad_fn._register_hook_dict(y)\n",
+        id="node-hook-dict",
     ),
     # A node's `_saved_*` values are allowed (test_saved_tensors_round5); nothing else private.
     pytest.param(
