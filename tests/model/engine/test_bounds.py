@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import pickle
 
+import pytest
 import torch
 
 from gui.model import explain
@@ -173,3 +174,31 @@ def test_budget_drops_the_middle_steps_in_one_stretch_and_says_how_many() -> Non
 def test_a_small_result_is_left_alone() -> None:
     result = run(LOOP.format(n=3))
     assert bounded(result) == result and budget.size_of(result) < 100_000
+
+
+def test_a_training_loops_detailed_calls_keep_within_their_own_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Far under the result's budget, a hundred detailed calls of a small model still made
+    every tick read megabytes: past ``STEP_DETAILS_BYTES`` only the call the graph shows
+    keeps its per-node gradients, and every call keeps its leaves' gradients."""
+    code = (
+        "torch.manual_seed(0)\nw = torch.randn(8, 8, requires_grad=True)\n"
+        "x = torch.randn(16, 8)\nfor i in range(100):\n"
+        "    loss = torch.tanh(torch.tanh(x @ w) @ w).pow(2).mean()\n"
+        "    loss.backward()\n"
+        "    with torch.no_grad():\n        w -= 0.01 * w.grad\n    w.grad.zero_()\n"
+    )
+    result = run(code)
+    assert result.error is None and len(result.steps) == 100
+    assert size_of(result) <= 2 * budget.STEP_DETAILS_BYTES
+    detailed = [s for s in result.steps if not s.details_dropped]
+    assert len(detailed) == 1 and detailed[0] is result.steps[-1]
+    assert detailed[0].flows and detailed[0].graph is not None
+    assert all(s.grads_after["w"] is not None for s in result.steps)
+    # Without that budget the same calls keep their details, in a result several times
+    # bigger (under the result's own budget: nothing else would cut them).
+    monkeypatch.setattr(budget, "STEP_DETAILS_BYTES", MAX_RESULT_BYTES)
+    whole = run(code)
+    assert sum(not s.details_dropped for s in whole.steps) > 50
+    assert size_of(whole) > 2 * size_of(result)
