@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.model.drawing.paint import BEYOND_TEXT, Gradients
-from gui.model.paused_collector import paused_collector
+from gui.model.paused_collector import collector_paused
 from gui.model.result import Graph
 from gui.model.session import Session, Snapshot
 from gui.model.views.graph_caption import (
@@ -381,7 +381,7 @@ class GraphPanel(QWidget):
         # labels to place: indexing their thousands of items would be work for nothing.
         if not snapshot.layout.compact:
             self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
-        with paused_collector():  # thousands of items, none of them garbage
+        with collector_paused():  # thousands of items, none of them garbage
             items = GraphItems(self._scene, graph, snapshot.layout)
         self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self._items = items

@@ -6,15 +6,15 @@ import gc
 
 import pytest
 
-from gui.model.paused_collector import paused_collector
+from gui.model.paused_collector import collector_paused, collector_running
 
 
 def test_the_collector_is_off_inside_and_back_on_after_even_on_an_error() -> None:
     assert gc.isenabled()
-    with paused_collector():
+    with collector_paused():
         assert not gc.isenabled()
     assert gc.isenabled()
-    with pytest.raises(ValueError), paused_collector():
+    with pytest.raises(ValueError), collector_paused():
         raise ValueError("a failed build")
     assert gc.isenabled()
 
@@ -22,7 +22,7 @@ def test_the_collector_is_off_inside_and_back_on_after_even_on_an_error() -> Non
 def test_a_collector_already_off_stays_off() -> None:
     gc.disable()
     try:
-        with paused_collector():
+        with collector_paused():
             assert not gc.isenabled()
         assert not gc.isenabled()  # whoever turned it off turns it back on
     finally:
@@ -30,8 +30,23 @@ def test_a_collector_already_off_stays_off() -> None:
 
 
 def test_nested_pauses_turn_it_back_on_once_the_outer_one_ends() -> None:
-    with paused_collector():
-        with paused_collector():
+    with collector_paused():
+        with collector_paused():
             assert not gc.isenabled()
         assert not gc.isenabled()
     assert gc.isenabled()
+
+
+def test_running_resumes_the_collector_inside_a_pause_only_if_it_was_on() -> None:
+    """A program's hooks run inside the engine's pause with the collector as the program
+    left it."""
+    with collector_paused():
+        with collector_running():
+            assert gc.isenabled()
+        assert not gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused(), collector_running():
+            assert not gc.isenabled()
+    finally:
+        gc.enable()

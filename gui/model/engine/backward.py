@@ -17,7 +17,6 @@ from typing import Any, Literal
 
 import torch
 
-from gui.model.engine.collector import collector_paused, collector_running
 from gui.model.engine.flow_hooks import FlowHooks, leaf_gradients
 from gui.model.engine.graph_walk import Naming, WalkedGraph, walk_graph
 from gui.model.engine.jacobian import (
@@ -29,6 +28,7 @@ from gui.model.engine.jacobian import (
 )
 from gui.model.engine.program_code import in_autograd as program_code_in_autograd
 from gui.model.engine.tensors import maybe_tensor_data, tensor_data
+from gui.model.paused_collector import collector_paused, collector_running
 from gui.model.result import Explanation, JacobianCheck, NodeFlow, StepRecord, TensorData
 
 RawBackward = Callable[..., None]

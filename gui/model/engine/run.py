@@ -54,10 +54,10 @@ from gui.model.engine.capture import (
     exception_position,
     program_line,
 )
-from gui.model.engine.collector import collector_paused, collector_running
 from gui.model.engine.graph_walk import Naming, walk_graph
 from gui.model.engine.recorder import ForwardRecorder
 from gui.model.engine.tensors import tensor_data
+from gui.model.paused_collector import collector_paused, collector_running
 from gui.model.request import BackwardStep, Program, RunRequest, retains_graph
 from gui.model.result import MAX_STEP_VALUES, Explanation, Graph, RunResult, TensorData
 

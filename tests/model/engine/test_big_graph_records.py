@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 import torch
 
-from gui.model.engine.collector import collector_paused, collector_running
 from gui.model.engine.records import quick_maker
 from gui.model.engine.run import run_program
 from gui.model.engine.tensors import tensor_data
+from gui.model.paused_collector import collector_paused, collector_running
 from gui.model.request import BackwardStep, Program, RunRequest
 from gui.model.result import (
     Explanation,
