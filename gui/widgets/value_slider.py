@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
     QProxyStyle,
+    QSizePolicy,
     QSlider,
     QStyle,
     QStyleOption,
@@ -156,6 +157,8 @@ class ValueSlider(QWidget):
         # A tensor's name (the program's text), both ends kept where a model's qualified
         # name is longer than the labels' column (see TensorEditor).
         self.label = ElidedLabel(label, mode=Qt.TextElideMode.ElideMiddle)
+        # Its width is set (setLabelWidth): a layout gives an Ignored widget none at all.
+        self.label.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
         self.slider = _Slider()
         self.slider.setSingleStep(1)
         self.slider.setPageStep(PAGE_TICKS)

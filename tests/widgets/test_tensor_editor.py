@@ -63,3 +63,14 @@ def test_a_models_long_names_are_shortened_not_widening_the_rows(qtbot: QtBot) -
     assert caption.text().startswith("…") and caption.text().endswith(".grad")
     grow = long.sliders[0].minimumSizeHint().width() - short.sliders[0].minimumSizeHint().width()
     assert grow <= metrics.horizontalAdvance("x" * 14)
+
+
+def test_each_rows_label_shows_whole_beside_its_slider_never_under_it(qtbot: QtBot) -> None:
+    """The label is shortened only when long: a short one shows whole, and the slider
+    starts after it (a label given no room by its layout was painted under the slider)."""
+    editor = show_panel(qtbot, TensorEditor("x", (3,), RANGE, "x.grad"), 420, 150)
+    for row in editor.sliders:
+        label_right = row.label.geometry().right()
+        assert row.slider.geometry().left() > label_right
+        assert row.label.width() >= row.label.fontMetrics().horizontalAdvance(row.labelText())
+        assert row.label.shown_text() == row.labelText()
