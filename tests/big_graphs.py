@@ -147,20 +147,3 @@ class InProcessWorker:
 
     def interrupt(self) -> None:
         pass
-
-
-class HeldDispatcher:
-    """Holds the session's work until the test finishes it, one piece at a time: what the
-    window shows while a run or a layout is on its way."""
-
-    inline = False
-
-    def __init__(self) -> None:
-        self.pending: list[tuple[Callable[[], object], Callable[[object], None]]] = []
-
-    def submit(self, work: Callable[[], object], done: Callable[[object], None]) -> None:
-        self.pending.append((work, done))
-
-    def finish_one(self) -> None:
-        work, done = self.pending.pop(0)
-        done(work())

@@ -229,6 +229,30 @@ class SessionSpy:
 # -- what a user does ---------------------------------------------------------------------
 
 
+class HeldDispatcher:
+    """A session's dispatcher that keeps submitted work until the test finishes it: a run
+    or a layout that takes as long as the test likes, and what runs first."""
+
+    inline = False
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[Callable[[], Any], Callable[[Any], None]]] = []
+
+    def submit(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+        self.pending.append((work, done))
+
+    def finish_one(self) -> Any:
+        """Do the oldest piece of work and hand its value on; returns the value."""
+        work, done = self.pending.pop(0)
+        value = work()
+        done(value)
+        return value
+
+    def finish_all(self) -> None:
+        while self.pending:
+            self.finish_one()
+
+
 def show_panel(qtbot: QtBot, panel: W, width: int, height: int) -> W:
     """``panel`` at ``width`` x ``height``, shown, exposed and closed after the test."""
     qtbot.addWidget(panel)

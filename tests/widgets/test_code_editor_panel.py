@@ -4,9 +4,7 @@ text from elsewhere (lessons, one-click fixes) replaces the editor's without ech
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
 import pytest
 from PySide6.QtCore import Qt
@@ -24,10 +22,15 @@ from pytestqt.qtbot import QtBot
 from gui.model.engine_process import EngineProcess
 from gui.model.session import Session, Snapshot
 from gui.widgets.code_editor_panel import CodeEditorPanel
-from tests.fixtures import explanation_text, load_lesson, type_lines, underlines
+from tests.fixtures import (
+    HeldDispatcher,
+    explanation_text,
+    load_lesson,
+    type_lines,
+    underlines,
+)
 
 pytestmark = pytest.mark.slow
-T = TypeVar("T")
 
 NON_SCALAR = "x = torch.tensor([1., 2.], requires_grad=True)\ny = x * 2\n"
 SYNTAX_ERROR = "x = torch.tensor([1., 2.], requires_grad=True)\ny = (x * 2\n"
@@ -349,23 +352,6 @@ def test_running_and_live_off_states(panel: CodeEditorPanel, session: Session) -
     assert status_text(panel) == "Live is off: press Ctrl+Enter to run"
 
 
-class HeldDispatcher:
-    """Keeps submitted runs until released: a run that takes as long as the test likes."""
-
-    inline = False
-
-    def __init__(self) -> None:
-        self.held: list[tuple[Callable[[], Any], Callable[[Any], None]]] = []
-
-    def submit(self, work: Callable[[], T], done: Callable[[T], None]) -> None:
-        self.held.append((work, done))
-
-    def release(self) -> None:
-        while self.held:
-            work, done = self.held.pop(0)
-            done(work())
-
-
 def test_the_first_run_says_the_engine_is_starting_not_no_errors(
     qtbot: QtBot, engine_process: EngineProcess
 ) -> None:
@@ -379,7 +365,7 @@ def test_the_first_run_says_the_engine_is_starting_not_no_errors(
     assert status_text(panel) == "Starting the engine…"
     assert explanation_text(panel) == "Starting the engine…"
     assert "No errors" not in explanation_text(panel)
-    dispatcher.release()
+    dispatcher.finish_all()
     assert status_text(panel) == "Up to date"
     assert "No errors" in explanation_text(panel)
 
@@ -392,12 +378,12 @@ def test_running_shows_only_when_a_run_takes_a_while(
     panel = CodeEditorPanel(session, debounce_ms=30)
     qtbot.addWidget(panel)
     session.set_code(GOOD)
-    dispatcher.release()  # the engine has started: later runs are plain runs
+    dispatcher.finish_all()  # the engine has started: later runs are plain runs
     session.set_code(GOOD + "z = y * 2\n")
     assert session.snapshot.running
     assert status_text(panel) != "Running…"  # not at once: most runs take milliseconds
     qtbot.waitUntil(lambda: status_text(panel) == "Running…", timeout=2000)
-    dispatcher.release()
+    dispatcher.finish_all()
     assert not session.snapshot.running
     assert status_text(panel) == "Up to date"
 

@@ -18,13 +18,12 @@ from gui.widgets.graph_view import GraphView
 from gui.widgets.layout_progress import laying_out_text
 from gui.widgets.overview_paint import FAR_SCALE
 from tests.big_graphs import (
-    HeldDispatcher,
     InProcessWorker,
     chain_graph,
     loop_graph,
     result_with,
 )
-from tests.fixtures import show_panel
+from tests.fixtures import HeldDispatcher, show_panel
 
 PROGRAMS = {
     "big": result_with(loop_graph(300)),

@@ -14,7 +14,8 @@ from gui.model.request import RunRequest
 from gui.model.result import RunResult
 from gui.model.session import Session, Snapshot
 from gui.model.session.layouts import LayoutCache
-from tests.big_graphs import HeldDispatcher, InProcessWorker, chain_graph, result_with
+from tests.big_graphs import InProcessWorker, chain_graph, result_with
+from tests.fixtures import HeldDispatcher
 
 
 def runs(results: dict[str, RunResult]) -> Callable[[RunRequest], RunResult]:

@@ -4,9 +4,6 @@ the swept element itself), and dropping an answer that is no longer wanted."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import pytest
 import torch
 
@@ -23,7 +20,7 @@ from gui.model.session.function_view import (
     resolve_element,
     sample_points,
 )
-from tests.fixtures import CUBE_FUNCTION_CODE
+from tests.fixtures import CUBE_FUNCTION_CODE, HeldDispatcher
 
 CUBES = "x = torch.tensor([1.0, 2.0], requires_grad=True)\ny = (x ** 3).sum()\n"
 
@@ -131,39 +128,21 @@ def test_create_graph_asks_for_the_second_derivative() -> None:
     assert curve.curvatures == tuple(6 * x for x in curve.xs)
 
 
-class HeldDispatcher:
-    """Keeps submitted work until released: what runs first, and late answers."""
-
-    inline = False
-
-    def __init__(self) -> None:
-        self.queue: list[tuple[Callable[[], Any], Callable[[Any], None]]] = []
-
-    def submit(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
-        self.queue.append((work, done))
-
-    def release(self) -> Any:
-        work, done = self.queue.pop(0)
-        value = work()
-        done(value)
-        return value
-
-
 def test_a_run_goes_before_a_sweep_and_a_late_sweep_is_dropped() -> None:
     held = HeldDispatcher()
     session = Session(run_program, held, sweep=sweep_program)
     session.set_function_view_shown(True)
     session.load(Document(Program(code=CUBES)))
-    assert len(held.queue) == 1  # the run; no sweep while it is in flight
-    held.release()
-    assert len(held.queue) == 1  # now the curve's sweep
+    assert len(held.pending) == 1  # the run; no sweep while it is in flight
+    held.finish_one()
+    assert len(held.pending) == 1  # now the curve's sweep
     session.set_input("x", 1, 3.0)  # a new run, behind the sweep in the queue
-    sweep_value = held.release()
+    sweep_value = held.finish_one()
     assert isinstance(sweep_value, SweepResult)
     # That curve was for x[1] = 2: dropped, not shown as the current curve.
     assert session.snapshot.function.curve is None
-    held.release()  # the run for x[1] = 3
-    assert isinstance(held.release(), SweepResult)  # its curve
+    held.finish_one()  # the run for x[1] = 3
+    assert isinstance(held.finish_one(), SweepResult)  # its curve
     curve = session.snapshot.function.curve
     assert curve is not None and curve.values[0] == (-5.0) ** 3 + 27.0
 

@@ -26,7 +26,7 @@ from gui.model.session import (
 )
 from gui.model.session.ranges import default_range
 from gui.resources import lesson
-from tests.fixtures import V1, V2, X5, approx, cube_grad
+from tests.fixtures import V1, V2, X5, HeldDispatcher, approx, cube_grad
 
 VECTOR = "x = torch.tensor([1., 2., 3.], requires_grad=True)\ny = x * x\n"
 
@@ -274,24 +274,8 @@ def test_engine_failure_is_reported_not_raised() -> None:
     assert not snap.running
 
 
-class DeferredDispatcher:
-    """Holds work until told to finish it: a run that is still in flight."""
-
-    inline = False
-
-    def __init__(self) -> None:
-        self.pending: list[tuple[Callable[[], object], Callable[[object], None]]] = []
-
-    def submit(self, work: Callable[[], object], done: Callable[[object], None]) -> None:
-        self.pending.append((work, done))
-
-    def finish_one(self) -> None:
-        work, done = self.pending.pop(0)
-        done(work())
-
-
 def test_changes_during_a_run_coalesce_into_one_follow_up() -> None:
-    dispatcher = DeferredDispatcher()
+    dispatcher = HeldDispatcher()
     session = Session(run_program, dispatcher)  # type: ignore[arg-type]
     session.set_code("x = torch.tensor([1.], requires_grad=True)\ny = (x * x).sum()\n")
     assert session.snapshot.running
