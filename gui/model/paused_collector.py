@@ -22,9 +22,15 @@ engine and the widgets both use it.
 
 from __future__ import annotations
 
+import functools
 import gc
 import threading
+from collections.abc import Callable
 from types import TracebackType
+from typing import ParamSpec, TypeVar
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
 class _Pauses(threading.local):
@@ -59,6 +65,17 @@ class collector_paused:  # lower case: used like contextlib's context managers
     ) -> None:
         if _PAUSES.enabled_before.pop():
             gc.enable()
+
+
+def paused_during(function: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``function`` run inside :class:`collector_paused` (a decorator)."""
+
+    @functools.wraps(function)
+    def paused(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with collector_paused():
+            return function(*args, **kwargs)
+
+    return paused
 
 
 class collector_running:  # lower case: used like contextlib's context managers

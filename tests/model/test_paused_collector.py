@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from gui.model.paused_collector import collector_paused, collector_running
+from gui.model.paused_collector import collector_paused, collector_running, paused_during
 
 
 def test_the_collector_is_off_inside_and_back_on_after_even_on_an_error() -> None:
@@ -50,3 +50,14 @@ def test_running_resumes_the_collector_inside_a_pause_only_if_it_was_on() -> Non
             assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_paused_function_runs_with_the_collector_off_and_puts_it_back() -> None:
+    seen: list[bool] = []
+
+    @paused_during
+    def build(x: int) -> int:
+        seen.append(gc.isenabled())
+        return x + 1
+
+    assert build(1) == 2 and seen == [False] and gc.isenabled()

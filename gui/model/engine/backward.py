@@ -28,7 +28,7 @@ from gui.model.engine.jacobian import (
 )
 from gui.model.engine.program_code import in_autograd as program_code_in_autograd
 from gui.model.engine.tensors import maybe_tensor_data, tensor_data
-from gui.model.paused_collector import collector_paused, collector_running
+from gui.model.paused_collector import collector_running, paused_during
 from gui.model.result import Explanation, JacobianCheck, NodeFlow, StepRecord, TensorData
 
 RawBackward = Callable[..., None]
@@ -74,6 +74,8 @@ class RecordedStep:
     returned: Any = None  # what ``torch.autograd.grad`` returned, for the program
 
 
+# No program code runs in here except inside torch's backward (see collector_running).
+@paused_during
 def record_backward(
     call: BackwardCall,
     index: int,
@@ -109,24 +111,6 @@ def record_backward(
     raw_grad
         torch's own ``torch.autograd.grad``, for a call of kind ``"grad"``.
     """
-    # No program code runs in here except inside torch's backward (see collector_running).
-    with collector_paused():
-        return _record_backward(
-            call, index, leaves, naming, raw_backward, detailed, explain, retained, raw_grad
-        )
-
-
-def _record_backward(
-    call: BackwardCall,
-    index: int,
-    leaves: dict[str, torch.Tensor],
-    naming: Naming,
-    raw_backward: RawBackward,
-    detailed: bool,
-    explain: Callable[[BaseException], Explanation],
-    retained: Sequence[torch.Tensor],
-    raw_grad: Callable[..., Any] | None,
-) -> RecordedStep:
     t = call.tensor
     several = len(call.tensors) > 1
     # Several tensors at once have no one graph to draw: their step keeps the gradients.

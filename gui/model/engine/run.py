@@ -57,7 +57,7 @@ from gui.model.engine.capture import (
 from gui.model.engine.graph_walk import Naming, walk_graph
 from gui.model.engine.recorder import ForwardRecorder
 from gui.model.engine.tensors import tensor_data
-from gui.model.paused_collector import collector_paused, collector_running
+from gui.model.paused_collector import collector_paused, collector_running, paused_during
 from gui.model.request import BackwardStep, Program, RunRequest, retains_graph
 from gui.model.result import MAX_STEP_VALUES, Explanation, Graph, RunResult, TensorData
 
@@ -787,20 +787,9 @@ def _run_checked(
     return _result(run, output, name, graph, error, started)
 
 
+# Engine code only: a big graph's result is many objects (see gui.model.paused_collector).
+@paused_during
 def _result(
-    run: _Run,
-    output: torch.Tensor | None,
-    name: str | None,
-    graph: Graph | None,
-    error: Explanation | None,
-    started: float,
-) -> RunResult:
-    # Engine code only: a big graph's result is many objects (see :mod:`.collector`).
-    with collector_paused():
-        return _built_result(run, output, name, graph, error, started)
-
-
-def _built_result(
     run: _Run,
     output: torch.Tensor | None,
     name: str | None,
