@@ -10,7 +10,7 @@ global tables, which a program must not change for the next run.
 These stand-ins copy by type, checked by identity, and call nothing of the program's:
 
 - numbers, strings, ``None``, dtypes, devices, shapes, functions and classes are kept (as
-  Python's ``deepcopy`` keeps them);
+  Python's ``deepcopy`` keeps them; a bound method is bound to the copy of its object);
 - a tensor or a parameter becomes a new leaf with the same numbers, dtype, shape and
   ``requires_grad`` (a plain tensor's ``.grad`` is copied too, a parameter's is not:
   torch's own ``__deepcopy__`` rules); copying a non-leaf raises torch's own error;
@@ -50,7 +50,6 @@ _ATOMIC: frozenset[type] = frozenset(
         type(NotImplemented),
         types.FunctionType,
         types.BuiltinFunctionType,
-        types.MethodType,
         type,
         weakref.ref,  # RNNs' _flat_weight_refs: rebuilt by their __setstate__
         torch.dtype,
@@ -132,6 +131,12 @@ class _Copier:
     def _by_type(self, value: Any, kind: type, depth: int) -> Any:
         if kind is torch.Tensor or kind is torch.nn.Parameter:
             return self._tensor(value, depth)
+        if kind is types.MethodType:
+            # As Python's deepcopy: the same function, bound to the copy of its object
+            # (`self.act = self.swish` in a layer calls the copy's own method).
+            if not self._deep:
+                return value
+            return types.MethodType(value.__func__, self.copy(value.__self__, depth))
         if kind is np.ndarray:
             return value.copy() if self._deep else value.view()
         container = _CONTAINERS.get(kind)

@@ -181,3 +181,23 @@ def test_shallow_copy_shares_what_it_holds_and_refuses_tensors() -> None:
     assert safe_copy.copy(items, modules_only)[0] is items[0]
     with pytest.raises(safe_copy.CopyRefused, match="clone"):
         safe_copy.copy(torch.ones(1), modules_only)
+
+
+class WithBoundMethod(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.scale = nn.Parameter(torch.tensor(2.0))
+        self.act = self.scaled
+
+    def scaled(self, x: torch.Tensor) -> torch.Tensor:
+        return x * self.scale
+
+
+def test_a_bound_method_is_bound_to_the_copy_as_pythons_deepcopy_binds_it() -> None:
+    model = WithBoundMethod()
+    ours, theirs = deepcopy(model), copy.deepcopy(model)
+    assert theirs.act.__self__ is theirs
+    assert ours.act.__self__ is ours and ours.act.__func__ is model.act.__func__
+    with torch.no_grad():
+        ours.scale.fill_(3.0)
+    assert ours.act(torch.ones(1)).item() == 3.0 and model.act(torch.ones(1)).item() == 2.0
