@@ -78,7 +78,13 @@ def _sweep_answer(request: SweepRequest) -> SweepResult:
 
 
 def send_answer(conn: Connection, job: Job, result: EngineResult) -> None:
-    """Send ``result``; a result that cannot be pickled becomes an engine error instead.
+    """Send ``result`` (see :func:`answer_data`)."""
+    conn.send_bytes(answer_data(job, result))
+
+
+def answer_data(job: Job, result: EngineResult) -> bytes:
+    """The bytes that answer ``job`` with ``result``; a result that cannot be pickled
+    becomes an engine error instead.
 
     A result the budget already pickled to measure it (:func:`.budget.take_pickled`: every
     result :func:`~.run.run_program` returns) goes as those bytes, not pickled again.
@@ -86,14 +92,10 @@ def send_answer(conn: Connection, job: Job, result: EngineResult) -> None:
     answer = Answer(job.run_id, result)
     try:
         pickled = take_pickled(result) if isinstance(result, RunResult) else None
-        data = _ForkingPickler.dumps(answer) if pickled is None else _answer_bytes(answer, pickled)
+        return _ForkingPickler.dumps(answer) if pickled is None else _answer_bytes(answer, pickled)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError) as exc:
-        # Pickled before anything is written, so the pipe is still clean here.
-        conn.send(
-            Answer(job.run_id, failed_result(internal_error(exc), seed=job.request.program.seed))
-        )
-        return
-    conn.send_bytes(data)
+        failed = failed_result(internal_error(exc), seed=job.request.program.seed)
+        return bytes(_ForkingPickler.dumps(Answer(job.run_id, failed)))
 
 
 def _answer_bytes(answer: Answer, pickled_result: bytes) -> bytes:
