@@ -9,6 +9,9 @@ module too, and must never load Qt.
 from __future__ import annotations
 
 import ast
+import copyreg
+import io
+import pickle
 import re
 import subprocess
 import sys
@@ -20,7 +23,7 @@ import pytest
 import torch
 
 from gui.model.export.script import GRADS_HEADER
-from gui.model.result import TensorData
+from gui.model.result import Graph, StepRecord, TensorData
 from gui.model.session import Session, Snapshot, load_session
 from gui.model.tensor_format import format_tensor
 from gui.resources import lesson_paths
@@ -382,3 +385,20 @@ def printed_grads(script: str, tmp_path: Path) -> dict[str, object]:
         name, value = line.split(".grad = ", 1)
         grads[name] = ast.literal_eval(value)
     return grads
+
+
+class _RecordsPickler(pickle.Pickler):
+    """Pickles graphs and steps as records, one object each (the default for a dataclass),
+    not as the columns their ``__reduce__`` makes: what a child could send instead."""
+
+    def reducer_override(self, obj: object) -> Any:
+        if type(obj) in (Graph, StepRecord):
+            return copyreg.__newobj__, (type(obj),), dict(vars(obj))
+        return NotImplemented
+
+
+def records_bytes(message: object) -> bytes:
+    """``message`` pickled with its graphs and steps as records (see _RecordsPickler)."""
+    buffer = io.BytesIO()
+    _RecordsPickler(buffer, protocol=5).dump(message)
+    return buffer.getvalue()

@@ -25,7 +25,7 @@ import types
 from array import array
 from typing import Any
 
-from gui.model import request, result
+from gui.model import graph_columns, request, result
 from gui.model.deep_stack import StackUnavailable, call_with_stack, levels_covered
 from gui.model.wire_fields import ATOMS, check_fields
 
@@ -90,6 +90,11 @@ class _MessageUnpickler(pickle.Unpickler):
         found = _message_classes(self._reading.modules).get((module, name))
         if found is not None:
             return found
+        if (module, name) == _GRAPH_COLUMNS and result in self._reading.modules:
+            # A graph sent as columns (``Graph.__reduce__``): checked column by column.
+            return functools.partial(_graph_from_columns, reading=self._reading)
+        if (module, name) == _STEP_COLUMNS and result in self._reading.modules:
+            return functools.partial(_step_from_columns, reading=self._reading)
         if (module, name) in (("_pickle", "loads"), ("pickle", "loads")):
             # The child sends a result it already pickled (to measure it) as the call
             # ``loads(those bytes)``: read them the same careful way.
@@ -97,6 +102,77 @@ class _MessageUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(
             f"the engine sent {module}.{name}, which is not one of its message types"
         )
+
+
+_GRAPH_COLUMNS = (graph_columns.__name__, graph_columns.unpack_graph.__name__)
+_STEP_COLUMNS = (graph_columns.__name__, graph_columns.unpack_step.__name__)
+
+
+def _graph_from_columns(*columns: object, reading: _Reading) -> result.Graph:
+    """The graph of ``columns`` (:func:`.graph_columns.checked_graph` checks every one),
+    its expanded size counted from them (refused past :data:`MAX_EXPANDED`), and known to
+    the reading as checked and sized: the message checks do not walk it again."""
+    if len(columns) != 5:
+        raise pickle.UnpicklingError("the engine sent a graph with other columns")
+    graph, table, references = graph_columns.checked_graph(*columns)
+    saved = [value for node in graph.nodes for value in node.saved]
+    # What walking the graph reaches, as :func:`_expanded_size` would count it: every
+    # record's fields and, for each record holding a tensor, that tensor (a tensor held by
+    # several records counts once for each).
+    size = 1 + 12 * len(graph.nodes) + 8 * len(saved) + 5 * len(graph.edges)
+    size += sum(6 * len(value.memory) + 1 for value in saved)
+    sizes = _tensor_sizes(table, reading)
+    size += sum(map(sizes.__getitem__, references))
+    _known(graph, size, reading)
+    return graph
+
+
+def _step_from_columns(*columns: object, reading: _Reading) -> result.StepRecord:
+    """The step of ``columns``, its flows checked column by column, sized and known to the
+    reading as :func:`_graph_from_columns` does (the step's other fields are checked and
+    sized as any record's)."""
+    if len(columns) != 3:
+        raise pickle.UnpicklingError("the engine sent a step with other columns")
+    fields, tensors, flow_columns = columns
+    flows, table, referred = graph_columns.checked_flows(tensors, flow_columns)
+    sizes = _tensor_sizes(table, reading)
+    for flow, rows in zip(flows.values(), referred, strict=True):
+        _known(flow, 4 + len(rows) + sum(map(sizes.__getitem__, rows)), reading)
+    return graph_columns.step_with_flows(fields, flows)
+
+
+def _tensor_sizes(table: list[result.TensorData], reading: _Reading) -> list[int]:
+    """How many items walking each tensor record reaches (its fields and its numbers)."""
+    sizes = []
+    for tensor in table:
+        values: Any = tensor.values
+        kind = type(values)
+        if kind in _ATOMS:
+            counted = 1
+        elif kind is list and _numbers(values):
+            counted = 1 + len(values)
+        else:
+            counted = _expanded_size(values, reading.sizes, MAX_EXPANDED)
+        sizes.append(6 + len(tensor.shape) + counted)
+    return sizes
+
+
+def _known(record: object, size: int, reading: _Reading) -> None:
+    """``record`` (built and checked by the reading) is ``size`` items walked: refused
+    past :data:`MAX_EXPANDED`, else known to the checks, which do not walk it again."""
+    if size > MAX_EXPANDED:
+        raise pickle.UnpicklingError("the engine sent a message that expands too far")
+    reading.sizes[id(record)] = (size, record)
+    reading.checked[id(record)] = record
+
+
+def _numbers(values: list[Any]) -> bool:
+    """Whether ``values`` holds only numbers (counted in C: ``array`` takes nothing else)."""
+    try:
+        array("d", values)
+    except (TypeError, OverflowError):
+        return False
+    return True
 
 
 def _nesting_bytes(data: bytes) -> int:
@@ -117,6 +193,9 @@ class _Reading:
         # identity is reused while the reading lasts): a level is not walked again by
         # the level that holds it (the result, by its answer).
         self.sizes: Sizes = {}
+        # Message objects built and checked as they were read (graphs sent as columns), by
+        # identity, each kept alive: :func:`check_fields` does not walk them again.
+        self.checked: dict[int, object] = {}
 
 
 def _nested_loads(data: object, depth: int, reading: _Reading) -> object:
@@ -132,18 +211,23 @@ def _nested_loads(data: object, depth: int, reading: _Reading) -> object:
     return message
 
 
-def _loads_on_a_deep_stack(data: bytes, modules: tuple[types.ModuleType, ...]) -> object:
+def _loads_on_a_deep_stack(
+    data: bytes, modules: tuple[types.ModuleType, ...]
+) -> tuple[object, _Reading]:
     """The message in ``data``, built on a stack that holds every tuple it could nest
-    (see CHEAP_NESTING), or checked opcode by opcode first when no stack can."""
+    (see CHEAP_NESTING), or checked opcode by opcode first when no stack can; and how
+    it was read."""
     nesting = _nesting_bytes(data)
     # Each level of ``loads`` inside may nest its own bytes' worth under the one above.
     levels = nesting * (MAX_NESTING + 1)
+    reading = _Reading(modules, CHEAP_NESTING)
     if nesting <= CHEAP_NESTING or not levels_covered(levels):
-        return _nested_loads(data, 0, _Reading(modules, CHEAP_NESTING))
+        return _nested_loads(data, 0, reading), reading
+    deep = _Reading(modules, nesting)
     try:
-        return call_with_stack(levels, lambda: _nested_loads(data, 0, _Reading(modules, nesting)))
+        return call_with_stack(levels, lambda: _nested_loads(data, 0, deep)), deep
     except StackUnavailable:
-        return _nested_loads(data, 0, _Reading(modules, CHEAP_NESTING))
+        return _nested_loads(data, 0, reading), reading
 
 
 # Expanded sizes of message objects by identity, each with the object (kept alive).
@@ -352,8 +436,8 @@ def loads(data: bytes, modules: tuple[types.ModuleType, ...] = ENGINE_MESSAGES) 
     try:
         if not isinstance(data, bytes | bytearray):
             raise pickle.UnpicklingError("the engine sent a message that is not bytes")
-        message = _loads_on_a_deep_stack(bytes(data), modules)
-        check_fields(message)
+        message, reading = _loads_on_a_deep_stack(bytes(data), modules)
+        check_fields(message, checked=reading.checked)
         return message
     except pickle.UnpicklingError:
         raise

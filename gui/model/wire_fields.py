@@ -20,6 +20,7 @@ import pickle
 import types
 import typing
 from array import array
+from collections.abc import Collection
 from typing import Any, Literal, Union
 
 # Leaves of a message: nothing inside them to walk.
@@ -52,7 +53,7 @@ def _plan(cls: type) -> _Plan:
     )
 
 
-def check_fields(message: object) -> None:
+def check_fields(message: object, checked: Collection[int] = ()) -> None:
     """Refuse a message whose objects hold anything but what their classes' fields say.
 
     The unpickler builds a message class from whatever the pickle gives it (``REDUCE``
@@ -66,7 +67,9 @@ def check_fields(message: object) -> None:
     objects are checked together (:func:`_check_objects`), which gathers the next level.
     """
     pending: list[object] = [message]
-    seen: set[int] = set()  # message objects checked (all alive: ids are not reused)
+    # Message objects checked (all alive: ids are not reused); ``checked``: the ids of
+    # objects checked as they were read, which the caller keeps alive.
+    seen: set[int] = set(checked)
     while pending:
         reached, pending = pending, []
         by_class: dict[type, list[object]] = {}

@@ -31,6 +31,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
+# Imported before the wall goes up: the graphs a job holds come as its columns.
+from gui.model import graph_columns  # noqa: F401
 from gui.model.drawing.layout import GraphLayout, layout_graph
 from gui.model.drawing.svg import render_svg
 from gui.model.os_wall import WallReport, apply_os_wall

@@ -31,6 +31,7 @@ from typing import overload
 
 import torch
 
+from gui.model import graph_columns  # noqa: F401  (results pickle their graphs as columns)
 from gui.model.engine.tensors import summary_of
 from gui.model.result import (
     Explanation,

@@ -92,7 +92,9 @@ def answer_data(job: Job, result: EngineResult) -> bytes:
     answer = Answer(job.run_id, result)
     try:
         pickled = take_pickled(result) if isinstance(result, RunResult) else None
-        return _ForkingPickler.dumps(answer) if pickled is None else _answer_bytes(answer, pickled)
+        if pickled is None:
+            return bytes(_ForkingPickler.dumps(answer))
+        return _answer_bytes(answer, pickled)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError) as exc:
         failed = failed_result(internal_error(exc), seed=job.request.program.seed)
         return bytes(_ForkingPickler.dumps(Answer(job.run_id, failed)))
