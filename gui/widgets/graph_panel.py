@@ -61,6 +61,7 @@ from gui.widgets.node_item import NodeItem
 from gui.widgets.qt_text import follow_application_font, plain_label
 from gui.widgets.replay_bar import ReplayBar
 from gui.widgets.scene_style import Area
+from gui.widgets.tool_rows import ToolRows
 
 FAILED_COLOR = "#b2182b"
 LOCK_KEY = "Ctrl+K"
@@ -128,7 +129,7 @@ class GraphPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
-        layout.addLayout(self._build_top_row())
+        layout.addWidget(self._build_top_row())
         layout.addLayout(caption_row)
         self.replay_bar = ReplayBar(self._session)
         layout.addWidget(self.replay_bar)
@@ -189,7 +190,7 @@ class GraphPanel(QWidget):
         if self.beyond.isVisibleTo(self) != beyond:
             self.beyond.setVisible(beyond)
 
-    def _build_top_row(self) -> QHBoxLayout:
+    def _build_top_row(self) -> ToolRows:
         toolbar = self._toolbar = QToolBar(self)
         self.fit_action = self._action(toolbar, "Fit", "F", self._fit, "Fit the graph (F)")
         self.zoom_out_action = self._action(
@@ -200,30 +201,31 @@ class GraphPanel(QWidget):
         )
         self._action(self, "Fit", "Ctrl+0", self._fit, "Fit the graph (Ctrl+0)")
         self._action(self, "Zoom in", "Ctrl++", self._zoom_in, "Zoom in (Ctrl++)")
-        # Right after the zoom: a model's modules, the first thing a big graph needs (a
-        # narrow column moves the toolbar's last items into its overflow menu).
+        # Right after the zoom: a model's modules, the first thing a big graph needs (the
+        # first row's bar keeps its whole width: ToolRows moves the next bar down first).
         self.groups = ModuleGroups(self._session, self._view, self.node_item)
         self.groups.place_on(toolbar)
-        toolbar.addSeparator()
+        # What the graph shows: a bar of its own, which takes a second row when the
+        # column is too narrow for both (never the overflow menu, where no one finds it).
+        view_bar = self._view_bar = QToolBar(self)
         self.step_choice = QComboBox()
         self.step_choice.setToolTip("Which backward call's gradients the graph shows")
         self.step_choice.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        # The label and its box as one item: a narrow column moves both into the toolbar's
-        # overflow menu, never the box alone (short labels: the toolbar must fit).
+        # The label and its box as one item (short labels: the bar must fit one row).
         show = QWidget()
         show_row = QHBoxLayout(show)
         show_row.setContentsMargins(0, 0, 0, 0)
         show_row.addWidget(QLabel("Show "))
         show_row.addWidget(self.step_choice)
-        toolbar.addWidget(show)
-        toolbar.addSeparator()
+        view_bar.addWidget(show)
+        view_bar.addSeparator()
         self.saved_toggle = QCheckBox("Saved")
         self.saved_toggle.setToolTip(
             "Show what each node saved for backward as dashed boxes beside it "
             "(click a node to see them in its details either way)"
         )
         self.saved_toggle.clicked.connect(self._on_view_saved_toggled)
-        toolbar.addWidget(self.saved_toggle)
+        view_bar.addWidget(self.saved_toggle)
         # Beside the toolbar, not on it: a narrow column moves the toolbar's last buttons
         # into its overflow menu, and Ctrl+F must always find the box on screen.
         self.search = GraphSearchBox(self._shown_graph, self.show_node)
@@ -232,12 +234,9 @@ class GraphPanel(QWidget):
         self.stale_badge.setStyleSheet("background:#fff3b0; color:#5a4a00; border-radius:3px;")
         follow_application_font(self.stale_badge)
         self.stale_badge.setToolTip("The graph shows the last finished run, not the current code")
-        row = QHBoxLayout()
-        row.setContentsMargins(0, 0, 4, 0)
-        row.addWidget(toolbar, 1)
-        row.addWidget(self.search)
-        row.addWidget(self.stale_badge)
-        return row
+        self.tool_rows = ToolRows(toolbar, view_bar, (self.search, self.stale_badge))
+        self.tool_rows.setContentsMargins(0, 0, 4, 0)
+        return self.tool_rows
 
     def _action(
         self, owner: QWidget, text: str, shortcut: str, slot: Callable[[], None], tip: str

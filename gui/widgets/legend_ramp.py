@@ -7,12 +7,16 @@ the three numbers.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtCore import QEvent, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QLinearGradient, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from gui.model.drawing.colors import diverging_color, text_color_on
 from gui.model.tensor_format import format_number, format_short
+
+_ALIGNS = (Qt.AlignmentFlag.AlignLeft, Qt.AlignmentFlag.AlignHCenter, Qt.AlignmentFlag.AlignRight)
+_INSET = 5  # pixels between the bar's ends and the numbers at them
+_GAP = 6  # the least room between two numbers that still reads as two
 
 
 class LegendRamp(QWidget):
@@ -26,11 +30,14 @@ class LegendRamp(QWidget):
         self.scale = 1.0
         self.locked = False
         self._width = 0
+        self._least = 0  # the least width: the two ends whole (see minimumSizeHint)
         self._bar: QPixmap | None = None
         self._bar_key: tuple[int, int, float] | None = None
         # The ends' and middle's text colours: the bar's colours at -1, 0 and 1 of the scale.
         self._text_colors = [QColor(text_color_on(self._color(at))) for at in (-1.0, 0.0, 1.0)]
-        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        # Narrower than it asks for when the row is short of room (presentation mode on a
+        # 1024-pixel screen): the middle "0" goes first, the ends stay whole.
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         self.setToolTip(self.TIP)
         self._fit_width()
 
@@ -55,34 +62,76 @@ class LegendRamp(QWidget):
 
     def shrink(self) -> None:
         """Let the bar narrow again at the next :meth:`set_scale` (a new graph)."""
-        self._width = 0
+        self._width = self._least = 0
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            # Presentation mode's bigger font: the numbers, measured in the old font,
+            # would run into each other. Measure again (narrower too, for a smaller font).
+            self._width = self._least = 0
+            self._fit_width()
+            self.update()
+
+    def wanted_width(self) -> int:
+        """The width the bar asks for: -scale, 0 and scale whole and well apart."""
+        metrics = self.fontMetrics()
+        low, zero, high = (metrics.horizontalAdvance(t) for t in self.texts())
+        return max(12 * metrics.averageCharWidth(), 2 * max(low, high) + zero + 40)
+
+    def least_width(self) -> int:
+        """The narrowest the bar gets: its two ends whole and apart (no middle "0")."""
+        metrics = self.fontMetrics()
+        low, _zero, high = (metrics.horizontalAdvance(t) for t in self.texts())
+        return 2 * max(low, high) + 2 * _INSET + _GAP
+
+    def shows_zero(self) -> bool:
+        """Whether the middle "0" fits between the ends at the bar's width."""
+        metrics = self.fontMetrics()
+        low, zero, high = (metrics.horizontalAdvance(t) for t in self.texts())
+        middle = self.width() / 2
+        return (
+            middle - zero / 2 - (_INSET + low) >= _GAP
+            and (self.width() - _INSET - high) - (middle + zero / 2) >= _GAP
+        )
 
     def _fit_width(self) -> None:
         # Only ever widens, so a slider tick never makes the caption beside it reflow
         # back and forth.
-        metrics = self.fontMetrics()
-        low, zero, high = (metrics.horizontalAdvance(t) for t in self.texts())
-        width = max(12 * metrics.averageCharWidth(), 2 * max(low, high) + zero + 40)
-        if width > self._width:
-            self._width = width
+        width, least = self.wanted_width(), self.least_width()
+        if width > self._width or least > self._least:
+            self._width = max(width, self._width)
+            self._least = max(least, self._least)
             self.updateGeometry()
 
     def sizeHint(self) -> QSize:
         return QSize(self._width, self.fontMetrics().height() + 6)
 
+    def minimumSizeHint(self) -> QSize:
+        return QSize(self._least, self.fontMetrics().height() + 6)
+
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         painter.drawPixmap(0, 0, self._bar_pixmap())
-        inner = QRectF(self.rect()).adjusted(5, 0, -5, 0)
-        aligns = (
-            Qt.AlignmentFlag.AlignLeft,
-            Qt.AlignmentFlag.AlignHCenter,
-            Qt.AlignmentFlag.AlignRight,
-        )
-        for color, text, align in zip(self._text_colors, self.texts(), aligns, strict=True):
+        inner = QRectF(self.rect()).adjusted(_INSET, 0, -_INSET, 0)
+        for color, text, align in self._drawn():
             painter.setPen(color)
             painter.drawText(inner, align | Qt.AlignmentFlag.AlignVCenter, text)
         painter.end()
+
+    def _drawn(self) -> list[tuple[QColor, str, Qt.AlignmentFlag]]:
+        drawn = list(zip(self._text_colors, self.texts(), _ALIGNS, strict=True))
+        return drawn if self.shows_zero() else [drawn[0], drawn[2]]
+
+    def text_rects(self) -> list[QRect]:
+        """Where :meth:`paintEvent` writes -scale, 0 (if it fits) and scale, in widget
+        pixels."""
+        inner = self.rect().adjusted(_INSET, 0, -_INSET, 0)
+        metrics = self.fontMetrics()
+        return [
+            metrics.boundingRect(inner, align | Qt.AlignmentFlag.AlignVCenter, text)
+            for _color, text, align in self._drawn()
+        ]
 
     def _bar_pixmap(self) -> QPixmap:
         """The coloured bar at the widget's size and pixel ratio (made again on a resize)."""

@@ -72,6 +72,7 @@ class TensorEditor(QWidget):
             if grad_name is not None:
                 row.swatch.set_name(f"{grad_name}{nested.index_label(self.shape, i)}")
             row.valueEdited.connect(partial(self._on_view_row, i))
+            row.box.widened.connect(self._align_boxes)
             self.sliders.append(row)
             layout.addWidget(row)
         self._range = value_range
@@ -107,8 +108,17 @@ class TensorEditor(QWidget):
             QTimer.singleShot(0, self, self._refit)
 
     def _refit(self) -> None:
-        self._size_captions()
+        self._align_boxes()
         self._align_labels()
+
+    def _align_boxes(self) -> None:
+        """Every row's number box as wide as the widest one asks (a long number in one
+        row widens the column, not one box), and the column's caption with them."""
+        if self.sliders:
+            width = max(s.box.natural_width() for s in self.sliders)
+            for s in self.sliders:
+                s.box.set_least_width(width)
+        self._size_captions()
 
     def default_labels(self) -> list[str]:
         """``x[0]``, ``x[1]``...: how Python indexes each element."""

@@ -270,6 +270,7 @@ class ValueSlider(QWidget):
                 self.box.setSpecialValueText(special)
             self.box.setValue(number)
         self._box_number = number
+        self.box.fit_text()  # tells its column if the number widened it (signals were off)
 
     def _on_view_slider(self, tick: int) -> None:
         value = self._value_at(tick)
