@@ -11,9 +11,11 @@ MAX_DECIMALS = INPUT_MAX_DECIMALS
 
 def step_decimals(step: float) -> int:
     """How many decimals a value on a grid of ``step`` needs: 0.04 -> 2, 0.002 -> 3."""
+    step = abs(step)
     for decimals in range(MAX_DECIMALS + 1):
         scaled = step * 10**decimals
-        if abs(scaled - round(scaled)) <= 1e-6 * max(1.0, scaled):
+        # A whole number of at least one: 1e-6 is not "0 decimals" (it is near 0, not 1).
+        if round(scaled) >= 1 and abs(scaled - round(scaled)) <= 1e-6 * scaled:
             return decimals
     return MAX_DECIMALS
 

@@ -9,6 +9,8 @@ from gui.model.views.grid_numbers import MAX_DECIMALS, number_text, range_text, 
 def test_a_step_needs_its_own_decimals() -> None:
     assert [step_decimals(s) for s in (1, 0.5, 0.04, 0.002, 0.01, 100)] == [0, 1, 2, 3, 2, 0]
     assert step_decimals(1 / 3) == MAX_DECIMALS
+    # Small steps: their first digit decides, not how close they are to zero.
+    assert [step_decimals(s) for s in (1e-6, 2e-5, 0.0004, 2.5)] == [6, 5, 4, 1]
 
 
 def test_a_value_off_the_grid_still_shows_as_it_is() -> None:
