@@ -13,7 +13,9 @@ engine spends, wall time is shown for the whole run):
 - jacobian: a second backward for the Jacobian, when one is needed (none for a scalar
   output with torch's implicit seed: its one row is read from the call's own gradients);
 - result: building the result and pickling it once to measure (and later send) it;
-- collect: the full collection the engine process makes after a run, before answering.
+- collect: the full collection the engine process makes after a run, before answering;
+- plain torch: the same program run the ordinary way, ``exec`` and ``out.backward()``
+  (no recorder, walk or hooks), for scale: what torch itself costs.
 """
 
 from __future__ import annotations
@@ -29,10 +31,12 @@ from typing import Any
 from torchviz_sizes import chain_program
 
 import gui.model.engine.backward as backward
+import gui.model.engine.budget as budget
 import gui.model.engine.run as run
 from gui.model.request import Program, RunRequest
 
 PHASES = ("program", "walk", "hooks", "backward", "jacobian", "result", "total", "collect")
+PLAIN = ("forward", "backward")
 _spent: dict[str, float] = defaultdict(float)
 
 
@@ -60,7 +64,7 @@ def _instrument() -> None:
 def phases(size: int, runs: int) -> tuple[dict[str, float], float]:
     """Best CPU milliseconds per phase over ``runs`` runs, and the best wall time."""
     request = RunRequest(Program(code=chain_program(size)), time_limit=600)
-    run.run_program(request)
+    budget.take_pickled(run.run_program(request))
     gc.collect()
     gc.freeze()
     best: dict[str, float] = {}
@@ -71,6 +75,9 @@ def phases(size: int, runs: int) -> tuple[dict[str, float], float]:
         result = run.run_program(request)
         _spent["total"] = time.process_time() - cpu
         wall = min(wall, time.perf_counter() - started)
+        # As the engine's answer does: it takes the bytes the budget measured the result
+        # by, so the result is let go of when sent, not when the next run is measured.
+        budget.take_pickled(result)
         cpu = time.process_time()
         gc.collect()
         _spent["collect"] = time.process_time() - cpu
@@ -83,17 +90,43 @@ def phases(size: int, runs: int) -> tuple[dict[str, float], float]:
     return best, wall * 1000
 
 
+def plain_torch(size: int, runs: int) -> dict[str, float]:
+    """Best CPU milliseconds of the same program run as plain Python: its statements
+    (``forward``) and ``out.backward()`` (``backward``), freeing the graph included."""
+    import torch
+
+    code = compile(chain_program(size), "<plain>", "exec")
+    best = dict.fromkeys(PLAIN, float("inf"))
+    for _ in range(runs + 1):  # the first run warms up
+        names: dict[str, Any] = {"torch": torch}
+        cpu = time.process_time()
+        exec(code, names)
+        forward = time.process_time() - cpu
+        cpu = time.process_time()
+        names["out"].backward()
+        backward_time = time.process_time() - cpu
+        best["forward"] = min(best["forward"], forward * 1000)
+        best["backward"] = min(best["backward"], backward_time * 1000)
+        del names
+        gc.collect()
+    return best
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="*", default=[2000, 5000])
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
     _instrument()
-    print(f"{'functions':>9} " + " ".join(f"{p:>9}" for p in PHASES) + f" {'wall':>9}")
+    plain = " ".join(f"{'plain ' + p[:4]:>10}" for p in PLAIN)
+    print(f"{'functions':>9} " + " ".join(f"{p:>9}" for p in PHASES) + f" {'wall':>9} {plain}")
     for size in args.sizes:
         best, wall = phases(size, args.runs)
+        torch_only = plain_torch(size, args.runs)
         cells = " ".join(f"{best[p]:9.1f}" for p in PHASES)
-        print(f"{size:9d} {cells} {wall:9.1f}   (ms, best of {args.runs}; CPU but wall)")
+        plain_cells = " ".join(f"{torch_only[p]:10.1f}" for p in PLAIN)
+        print(f"{size:9d} {cells} {wall:9.1f} {plain_cells}")
+    print(f"(ms, best of {args.runs}; CPU time but wall; plain: the program in plain torch)")
 
 
 if __name__ == "__main__":

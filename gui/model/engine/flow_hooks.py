@@ -55,16 +55,17 @@ class FlowHooks:
         self.recent: dict[int, tuple[torch.Tensor, int, TensorData]] = {}
         self.handles: list[Any] = []
         read_now = program_code_in_autograd()
+        add, hooks_for = self.handles.append, self._hooks
         for key, fn in functions.items():
-            eager = read_now or type(fn).__name__ == "AccumulateGrad"
-            self.handles.append(fn.register_prehook(self._prehook(key, eager)))
-            self.handles.append(fn.register_hook(self._hook(key)))
+            prehook, hook = hooks_for(key, read_now or type(fn).__name__ == "AccumulateGrad")
+            add(fn.register_prehook(prehook))
+            add(fn.register_hook(hook))
 
     def _read(self, grads: Sequence[Any]) -> tuple[TensorData | None, ...]:
         """:func:`read_tensor_data` of each gradient (``None`` for a missing one), sharing
         the read of a tensor read lately if it has not changed since (the same object at
         the same version)."""
-        recent = self.recent
+        recent, most = self.recent, self.RECENT
         read: list[TensorData | None] = []
         for g in grads:
             if not isinstance(g, torch.Tensor):
@@ -77,40 +78,45 @@ class FlowHooks:
                 continue
             data = read_tensor_data(g)
             if data.values is not None:
-                if len(recent) >= self.RECENT:
+                if len(recent) >= most:
                     del recent[next(iter(recent))]
                 recent[id(g)] = (g, version, data)
             read.append(data)
         return tuple(read)
 
-    def _prehook(self, key: str, eager: bool) -> Callable[[Sequence[Any]], None]:
-        arriving, pending, order = self.arriving, self.pending, self.order
-        read = self._read
-
-        def prehook(grad_outputs: Sequence[torch.Tensor | None]) -> None:
-            if key not in order:
-                order[key] = len(order)
-            if eager:
-                with unrecorded():
-                    arriving[key] = read(grad_outputs)
-            else:
-                pending[key] = grad_outputs
-
-        return prehook
-
-    def _hook(self, key: str) -> Callable[[Sequence[Any], Sequence[Any]], None]:
+    def _hooks(
+        self, key: str, eager: bool
+    ) -> tuple[Callable[[Sequence[Any]], None], Callable[[Sequence[Any], Sequence[Any]], None]]:
+        """The prehook and the hook of the node ``key`` (made together: one call per node
+        of a graph of thousands)."""
         arriving, pending, order, flows = self.arriving, self.pending, self.order, self.flows
-        read = self._read
+        read, node_flow = self._read, _node_flow
 
         def hook(grad_inputs: Sequence[Any], grad_outputs: Sequence[Any]) -> None:
             with unrecorded():
                 came = arriving.pop(key, None) or read(pending.pop(key, ()) or grad_outputs)
                 left = read(grad_inputs)
+            number = order.get(key)
+            if number is None:
+                number = order[key] = len(order)
+            flows[key] = node_flow(came, left, number)
+
+        if eager:
+
+            def prehook(grad_outputs: Sequence[torch.Tensor | None]) -> None:
+                if key not in order:
+                    order[key] = len(order)
+                with unrecorded():
+                    arriving[key] = read(grad_outputs)
+
+            return prehook, hook
+
+        def pending_prehook(grad_outputs: Sequence[torch.Tensor | None]) -> None:
             if key not in order:
                 order[key] = len(order)
-            flows[key] = _node_flow(arriving=came, leaving=left, order=order[key])
+            pending[key] = grad_outputs
 
-        return hook
+        return pending_prehook, hook
 
     def finish(self) -> None:
         """Remove the hooks; a node that raised keeps what arrived at it."""

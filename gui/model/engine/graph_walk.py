@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,8 +18,8 @@ import torch
 
 from gui.model.engine.records import quick_maker
 from gui.model.engine.saved_memory import StorageLedger
-from gui.model.engine.tensors import read_tensor_data
-from gui.model.result import Graph, GraphEdge, GraphNode, SavedValue
+from gui.model.engine.tensors import SharedReads, read_tensor_data
+from gui.model.result import Graph, GraphEdge, GraphNode, SavedValue, TensorData
 
 MAX_FUNCTION_NODES = 5000
 
@@ -41,12 +40,13 @@ class Naming:
 
     ``tensors`` maps ``id(tensor)`` to a name (leaves and any named tensor);
     ``outputs`` maps ``(id(grad_fn), output_nr)`` to the name of the tensor it produced;
-    ``values`` maps ``id(grad_fn)`` to the forward outputs recorded while the program ran.
+    ``values`` maps ``id(grad_fn)`` to the forward outputs recorded while the program ran
+    (each a tensor, or its numbers already read: see :func:`.tensors.recorded_value`).
     """
 
     tensors: dict[int, str] = field(default_factory=dict)
     outputs: dict[tuple[int, int], str] = field(default_factory=dict)
-    values: dict[int, tuple[torch.Tensor, ...]] = field(default_factory=dict)
+    values: dict[int, tuple[torch.Tensor | TensorData, ...]] = field(default_factory=dict)
 
     def name_of_tensor(self, t: torch.Tensor) -> str | None:
         name = self.tensors.get(id(t))
@@ -64,7 +64,7 @@ class WalkedGraph:
 
 
 def _leaf_node(
-    key: str, variable: torch.Tensor, naming: Naming, ledger: StorageLedger
+    key: str, variable: torch.Tensor, naming: Naming, ledger: StorageLedger, reads: SharedReads
 ) -> GraphNode:
     var = naming.name_of_tensor(variable)
     storage = ledger.storage_of(variable)
@@ -74,7 +74,7 @@ def _leaf_node(
         label=var or "leaf",
         kind="leaf",
         var=var,
-        value=read_tensor_data(variable),
+        value=reads.read(variable),
         storage=None if storage is None else storage.storage,
     )
 
@@ -103,111 +103,121 @@ def _walk(root: torch.Tensor, naming: Naming, output_label: str | None) -> Walke
     functions: dict[str, Any] = {}
     out_label = output_label or "output"
     ledger = StorageLedger()  # numbers the storages of saved tensors and leaves
+    reads = SharedReads()  # one record for the same numbers read again
     output_node = _graph_node(
-        key="output", name="output", label=out_label, kind="output", value=read_tensor_data(root)
+        key="output", name="output", label=out_label, kind="output", value=reads.read(root)
     )
-    if root.grad_fn is None:
+    root_fn = root.grad_fn
+    if root_fn is None:
         if root.requires_grad:  # a leaf differentiated directly: d x / d x
-            leaf = _leaf_node("0:AccumulateGrad", root, naming, ledger)
+            leaf = _leaf_node("0:AccumulateGrad", root, naming, ledger, reads)
             nodes.append(leaf)
             edges.append(_graph_edge(source=leaf.key, target="output", kind="output"))
             nodes.append(output_node)
             return WalkedGraph(_finish(nodes, edges, leaf.key, False), {})
         return WalkedGraph(_finish([output_node], [], None, False), {})
 
-    keys: dict[int, str] = {}
-    queue: deque[Any] = deque()
-
-    def key_for(fn: Any) -> str | None:
-        k = keys.get(id(fn))
-        if k is None:
-            if len(keys) >= MAX_FUNCTION_NODES:
-                return None
-            k = f"{len(keys)}:{type(fn).__name__}"
-            keys[id(fn)] = k
-            functions[k] = fn
-            queue.append(fn)
-        return k
-
-    root_key = key_for(root.grad_fn)
-    assert root_key is not None
+    # The nodes met so far, in breadth-first order: read in place as the queue (a node's
+    # children are appended as it is read), by identity in ``keys``.
+    root_key = f"0:{type(root_fn).__name__}"
+    keys: dict[int, str] = {id(root_fn): root_key}
+    functions[root_key] = root_fn
+    met: list[Any] = [root_fn]
     truncated = False
-    while queue:
-        fn = queue.popleft()
+    # The loop below runs once per node of a graph of thousands: what it looks up on
+    # every turn is looked up once, here.
+    recorded_values, output_names = naming.values, naming.outputs
+    add_node, add_edge = nodes.append, edges.append
+    graph_node, graph_edge = _graph_node, _graph_edge
+    for fn in met:
         key = keys[id(fn)]
+        class_name, saved_attributes = _node_class(type(fn))
         next_functions = fn.next_functions
-        saved = _read_saved(fn, naming, ledger)
-        constants = _constants(next_functions, saved) if saved else {}
-        nodes.extend(_function_nodes(key, fn, naming, saved, constants, ledger))
+        saved = _read_saved(fn, saved_attributes, naming, ledger, reads) if saved_attributes else {}
+        constants = _constants(next_functions, saved) if saved else _NO_CONSTANTS
+        if class_name == "AccumulateGrad":
+            add_node(_leaf_node(key, fn.variable, naming, ledger, reads))
+        else:
+            fn_id = id(fn)
+            recorded = recorded_values.get(fn_id, ())
+            count = len(recorded)
+            value: TensorData | None = None
+            if count <= 1:
+                var = output_names.get((fn_id, 0)) or None
+                if count:
+                    # Read when recorded (see .tensors.recorded_value), or read now.
+                    found = recorded[0]
+                    value = (
+                        reads.shared(found) if isinstance(found, TensorData) else reads.read(found)
+                    )
+            else:
+                names = [output_names.get((fn_id, nr)) for nr in range(count)]
+                var = ", ".join(n for n in names if n) or None
+            add_node(
+                graph_node(
+                    key,
+                    class_name,
+                    var or class_name,
+                    "function",
+                    var,
+                    value,
+                    tuple(saved.values()),
+                    None,
+                    max(count, 1),
+                    None,
+                )
+            )
+            if saved:
+                _add_saved_nodes(key, saved, constants, add_node)
         for index, (child, _nr) in enumerate(next_functions):
             if child is None:
-                nodes.append(_constant_node(key, index, constants.get(index)))
-                edges.append(
-                    _graph_edge(
-                        source=f"{key}/const:{index}",
-                        target=key,
-                        kind="constant",
-                        input_index=index,
-                    )
-                )
+                constant_key = f"{key}/const:{index}"
+                add_node(_constant_node(constant_key, key, constants.get(index)))
+                add_edge(graph_edge(constant_key, key, "constant", index))
                 continue
-            child_key = key_for(child)
+            child_key = keys.get(id(child))
             if child_key is None:
-                truncated = True
-                continue
-            edges.append(_graph_edge(source=child_key, target=key, kind="data", input_index=index))
+                if len(keys) >= MAX_FUNCTION_NODES:
+                    truncated = True
+                    continue
+                child_key = keys[id(child)] = f"{len(keys)}:{type(child).__name__}"
+                functions[child_key] = child
+                met.append(child)
+            add_edge(graph_edge(child_key, key, "data", index))
     edges.append(_graph_edge(source=root_key, target="output", kind="output"))
     nodes.append(output_node)
     return WalkedGraph(_finish(nodes, edges, root_key, truncated), functions)
 
 
-def _function_nodes(
+_NO_CONSTANTS: dict[int, SavedValue] = {}  # (never written to)
+
+
+def _add_saved_nodes(
     key: str,
-    fn: Any,
-    naming: Naming,
     saved: Mapping[str, SavedValue],
     constants: Mapping[int, SavedValue],
-    ledger: StorageLedger,
-) -> list[GraphNode]:
-    """The node for ``fn`` itself, followed by one node per tensor it saved (except those
-    shown on a constant input's node, ``constants``)."""
-    class_name = type(fn).__name__
-    if class_name == "AccumulateGrad":
-        return [_leaf_node(key, fn.variable, naming, ledger)]
-    fn_id = id(fn)
-    recorded = naming.values.get(fn_id, ())
-    if len(recorded) <= 1:
-        var = naming.outputs.get((fn_id, 0)) or None
-    else:
-        names = [naming.outputs.get((fn_id, nr)) for nr in range(len(recorded))]
-        var = ", ".join(n for n in names if n) or None
-    node = _graph_node(
-        key=key,
-        name=class_name,
-        label=var or class_name,
-        kind="function",
-        var=var,
-        value=read_tensor_data(recorded[0]) if len(recorded) == 1 else None,
-        saved=tuple(saved.values()),
-        output_count=max(len(recorded), 1),
-    )
-    if not saved:
-        return [node]
-    shown = {s.name for s in constants.values()}
-    saved_nodes = [
-        _graph_node(
-            key=f"{key}/saved:{s.name}",
-            name="saved",
-            label=f"{s.name} = {s.refers_to}" if s.refers_to else s.name,
-            kind="saved",
-            var=s.refers_to,
-            value=s.tensor,
-            owner=key,
-        )
-        for s in saved.values()
-        if (s.tensor is not None or s.freed) and s.name not in shown
-    ]
-    return [node, *saved_nodes]
+    add_node: Callable[[GraphNode], None],
+) -> None:
+    """One node per tensor the function ``key`` saved, except those shown on a constant
+    input's node (``constants``)."""
+    shown = {s.name for s in constants.values()} if constants else ()
+    for s in saved.values():
+        if (s.tensor is not None or s.freed) and s.name not in shown:
+            refers_to = s.refers_to
+            add_node(
+                _graph_node(
+                    f"{key}/saved:{s.name}",
+                    "saved",
+                    f"{s.name} = {refers_to}" if refers_to else s.name,
+                    "saved",
+                    refers_to,
+                    s.tensor,
+                    (),
+                    key,
+                    1,
+                    None,
+                )
+            )
 
 
 def _constants(
@@ -232,57 +242,75 @@ def _saved_for_input(index: int, saved: Mapping[str, SavedValue]) -> SavedValue 
     return None
 
 
-def _constant_node(owner: str, index: int, match: SavedValue | None) -> GraphNode:
-    var = match.refers_to if match is not None else None
+def _constant_node(key: str, owner: str, match: SavedValue | None) -> GraphNode:
+    """The node ``key`` of a constant input of the function ``owner``."""
+    if match is None:
+        return _graph_node(key, "constant", "constant", "constant", None, None, (), owner, 1, None)
+    var = match.refers_to
     return _graph_node(
-        key=f"{owner}/const:{index}",
-        name="constant",
-        label=var or "constant",
-        kind="constant",
-        var=var,
-        value=match.tensor if match is not None else None,
-        owner=owner,
+        key, "constant", var or "constant", "constant", var, match.tensor, (), owner, 1, None
     )
 
 
-# Node class -> its ``_saved_*`` attributes, each with its name without the prefix.
-_SAVED_ATTRIBUTES: dict[type, tuple[tuple[str, str], ...]] = {}
+# Node class -> its name, and its ``_saved_*`` attributes, each with its name without the
+# prefix (``dir`` is slow; classes are few).
+_NODE_CLASSES: dict[type, tuple[str, tuple[tuple[str, str], ...]]] = {}
 
 
-def _saved_attributes(node_type: type) -> tuple[tuple[str, str], ...]:
-    """``_saved_*`` attribute names of a node class (``dir`` is slow; classes are few)."""
-    names = _SAVED_ATTRIBUTES.get(node_type)
-    if names is None:
-        names = tuple(
+def _node_class(node_type: type) -> tuple[str, tuple[tuple[str, str], ...]]:
+    known = _NODE_CLASSES.get(node_type)
+    if known is None:
+        saved = tuple(
             (a, a.removeprefix("_saved_")) for a in dir(node_type) if a.startswith("_saved_")
         )
-        _SAVED_ATTRIBUTES[node_type] = names
-    return names
+        known = _NODE_CLASSES[node_type] = (node_type.__name__, saved)
+    return known
 
 
-def _read_saved(fn: Any, naming: Naming, ledger: StorageLedger) -> dict[str, SavedValue]:
-    """Everything ``fn`` saved for backward, by name without the ``_saved_`` prefix, with
-    where its tensors' numbers live (``ledger`` numbers the storages).
+# A saved attribute that is ``None`` (or freed) is the same record wherever it is met: one
+# per name, made once (records are frozen).
+_NOTHING_SAVED: dict[tuple[str, bool], SavedValue] = {}
+
+
+def _nothing_saved(name: str, freed: bool) -> SavedValue:
+    made = _NOTHING_SAVED.get((name, freed))
+    if made is None:
+        made = _NOTHING_SAVED[(name, freed)] = _saved_value(name, freed=freed)
+    return made
+
+
+def _read_saved(
+    fn: Any,
+    attributes: tuple[tuple[str, str], ...],
+    naming: Naming,
+    ledger: StorageLedger,
+    reads: SharedReads,
+) -> dict[str, SavedValue]:
+    """Everything ``fn`` saved for backward (its ``attributes``), by name without the
+    ``_saved_`` prefix, with where its tensors' numbers live (``ledger`` numbers the
+    storages; ``reads`` reads their numbers).
 
     The getters are called right here, nowhere else: the allowlist knows this function as
     the graph's reader, for which a program's saved-tensor unpack hook does not run.
     """
     result: dict[str, SavedValue] = {}
-    for attr, name in _saved_attributes(type(fn)):
+    for attr, name in attributes:
         try:
             raw = getattr(fn, attr)
         except RuntimeError:  # freed by an earlier backward without retain_graph
-            result[name] = _saved_value(name=name, freed=True)
+            result[name] = _nothing_saved(name, True)
             continue
         if raw is None:
-            result[name] = _saved_value(name=name, value=None)
+            result[name] = _nothing_saved(name, False)
         elif isinstance(raw, torch.Tensor):
-            memory = ledger.storages_of(raw)
+            found = ledger.storage_of(raw)  # (what storages_of gives a tensor)
             result[name] = _saved_value(
-                name=name,
-                tensor=read_tensor_data(raw),
-                refers_to=naming.name_of_tensor(raw),
-                memory=memory,
+                name,
+                reads.read(raw),
+                None,
+                naming.name_of_tensor(raw),
+                False,
+                () if found is None else (found,),
             )
         else:
             memory = ledger.storages_of(raw)

@@ -14,7 +14,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from gui.model.engine.graph_walk import Naming
-from gui.model.engine.tensors import snapshot
+from gui.model.engine.tensors import recorded_value
 
 # A long training loop builds a fresh graph every iteration; only the latest matter, so the
 # table is simply emptied when it grows this large (the next ops fill it again).
@@ -22,7 +22,7 @@ MAX_RECORDED_NODES = 20_000
 
 
 class ForwardRecorder(TorchFunctionMode):
-    """Fills ``naming.values[id(grad_fn)]`` with the outputs of each recorded op."""
+    """Fills ``naming.values[id(grad_fn)]`` with each recorded op's :func:`recorded_value` s."""
 
     def __init__(self, naming: Naming) -> None:
         super().__init__()
@@ -40,7 +40,14 @@ class ForwardRecorder(TorchFunctionMode):
         if isinstance(result, torch.Tensor):
             node = result.grad_fn
             if node is not None:
-                self._remember_one(node, result)
+                # The usual op, one output, remembered right here: a big graph's program
+                # makes thousands, and every step saved is a microsecond of its run.
+                alive = self._alive
+                if len(alive) >= MAX_RECORDED_NODES:
+                    alive.clear()
+                    self.naming.values.clear()
+                alive[id(node)] = node
+                self.naming.values[id(node)] = (recorded_value(result),)
         elif isinstance(result, tuple | list) and result:
             self._remember_many(result)
         return result
@@ -55,19 +62,9 @@ class ForwardRecorder(TorchFunctionMode):
         for key, tensors in by_node.items():
             self._remember(nodes[key], tuple(sorted(tensors, key=lambda t: t.output_nr)))
 
-    def _remember_one(self, node: Any, output: torch.Tensor) -> None:
-        """:meth:`_remember` for the usual op, one output (a big graph's program makes
-        thousands: every step it saves is a microsecond of its run)."""
-        alive = self._alive
-        if len(alive) >= MAX_RECORDED_NODES:
-            alive.clear()
-            self.naming.values.clear()
-        alive[id(node)] = node
-        self.naming.values[id(node)] = (snapshot(output),)
-
     def _remember(self, node: Any, outputs: tuple[torch.Tensor, ...]) -> None:
         if len(self._alive) >= MAX_RECORDED_NODES:
             self._alive.clear()
             self.naming.values.clear()
         self._alive[id(node)] = node
-        self.naming.values[id(node)] = tuple(snapshot(t) for t in outputs)
+        self.naming.values[id(node)] = tuple(recorded_value(t) for t in outputs)

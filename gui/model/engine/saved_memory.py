@@ -19,6 +19,7 @@ from gui.model.engine.records import quick_maker
 from gui.model.result import SavedStorage
 
 _saved_storage = quick_maker(SavedStorage)  # thousands per big graph (see .records)
+_STRIDED = torch.strided
 
 # Python numbers torch wraps into 0-d tensors (``x * 2`` saves the 2) come in these dtypes.
 # torch keeps them by value and never hands them to saved-tensor hooks, so they are marked
@@ -33,8 +34,7 @@ _NARROWER = {
 
 
 def _wrapped_number(t: torch.Tensor) -> bool:
-    if t.dim() != 0:
-        return False
+    """Whether the 0-d tensor ``t`` is a Python number torch wrapped (see ``_NARROWER``)."""
     narrower = _NARROWER.get(t.dtype)
     return narrower is not None and torch.result_type(t, narrower) != t.dtype
 
@@ -74,18 +74,23 @@ class StorageLedger:
 
     def storage_of(self, t: torch.Tensor) -> SavedStorage | None:
         """Where ``t``'s numbers live (``None``: nowhere to count, a sparse or meta tensor)."""
-        if t.is_meta or t.layout is not torch.strided:
+        if t.is_meta or t.layout is not _STRIDED:
             return None
         try:
             storage = t.untyped_storage()
             storage_bytes = storage.nbytes()
             # A contiguous tensor reads each of its elements once (no stride of 0).
             count = t.numel() if t.is_contiguous() else _distinct_elements(t)
+            address = storage.data_ptr()
+            number = self._numbers.get(address) if address else None
+            if number is None:
+                number = self._number(address)
+            own_bytes = count * t.element_size()
             return _saved_storage(
-                storage=self._number(storage.data_ptr()),
-                storage_bytes=storage_bytes,
-                own_bytes=min(count * t.element_size(), storage_bytes),
-                by_value=_wrapped_number(t),
+                number,
+                storage_bytes,
+                own_bytes if own_bytes < storage_bytes else storage_bytes,
+                t.dim() == 0 and _wrapped_number(t),
             )
         except (RuntimeError, NotImplementedError):  # a tensor without a plain storage
             return None

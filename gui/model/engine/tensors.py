@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
+from typing import Any
 
 import torch
 
+from gui.model.engine.records import quick_maker
 from gui.model.result import FULL_VALUES_LIMIT, TensorData, TensorSummary
 
 # dtype -> its name: a few dtypes, asked for hundreds of times per run (every value and
@@ -58,8 +59,8 @@ def read_tensor_data(t: torch.Tensor) -> TensorData:
     walk or a backward's hooks read thousands of tensors inside one such block)."""
     try:
         if t.numel() <= FULL_VALUES_LIMIT:
-            shape = tuple(t.shape)
-            known = _SHAPES.get(shape)
+            # A ``torch.Size`` is a tuple: it finds the plain tuple of its shape as a key.
+            known = _SHAPES.get(t.shape)
             if known is None:
                 known = shared_shape(t)
             dtype = _DTYPE_NAMES.get(t.dtype) or dtype_name(t.dtype)
@@ -70,27 +71,74 @@ def read_tensor_data(t: torch.Tensor) -> TensorData:
         return _unusual_tensor_data(t)
 
 
-# A TensorData's fields, in order, with their defaults: the start of each one made below.
-_TENSOR_DATA_FIELDS = {f.name: f.default for f in dataclasses.fields(TensorData)}
+class SharedReads:
+    """:func:`read_tensor_data` for one graph walk, giving tensors that read exactly alike
+    one :class:`TensorData` between them (records are frozen: sharing one is invisible).
+
+    A big graph holds the same numbers many times over: a node's forward value is the
+    next node's saved input, and ``h * 1.01`` wraps the same 1.01 at every step. Shared,
+    they are made once, and packed, sent and read once. Only numbers whose ``==`` tells
+    them apart exactly are shared: real and not zero (``0.0 == -0.0``), up to one
+    dimension of at most :data:`SHARED_MOST`; a NaN never equals another, so it is never
+    shared either.
+    """
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[Any, ...], TensorData] = {}
+
+    def read(self, t: torch.Tensor) -> TensorData:
+        """``read_tensor_data(t)``, or the equal record read before (torch functions are
+        disabled by the caller, as for :func:`read_tensor_data`)."""
+        try:
+            if t.numel() <= FULL_VALUES_LIMIT:
+                known = _SHAPES.get(t.shape)
+                if known is None:
+                    known = shared_shape(t)
+                dtype = _DTYPE_NAMES.get(t.dtype) or dtype_name(t.dtype)
+                values = t.tolist()
+                key = _sharing_key(known, dtype, values)
+                if key is None:
+                    return _new_tensor_data(known, dtype, values)
+                data = self._known.get(key)
+                if data is None:
+                    data = self._known[key] = _new_tensor_data(known, dtype, values)
+                return data
+        except (RuntimeError, NotImplementedError):
+            pass
+        return read_tensor_data(t)
+
+    def shared(self, data: TensorData) -> TensorData:
+        """``data`` (read earlier, e.g. when recorded), or an equal record read before."""
+        if data.summary is not None:
+            return data
+        key = _sharing_key(data.shape, data.dtype, data.values)
+        if key is None:
+            return data
+        return self._known.setdefault(key, data)
 
 
-def _new_tensor_data(shape: tuple[int, ...], dtype: str, values: object) -> TensorData:
-    """``TensorData(shape, dtype, values)``, made at half the cost of the frozen
-    dataclass's ``__init__`` (one ``object.__setattr__`` per field): a 5,000-function graph
-    reads some 25,000 tensors. The instance is the one ``__init__`` makes (every field, in
-    order, defaults for the rest; equal, pickled alike); nothing is checked there to skip
-    (see :mod:`.records`, whose general maker costs twice this)."""
-    fields = _TENSOR_DATA_FIELDS.copy()
-    fields["shape"] = shape
-    fields["dtype"] = dtype
-    fields["values"] = values
-    data = _new_object(TensorData)
-    _set_attribute(data, "__dict__", fields)
-    return data
+def _sharing_key(shape: tuple[int, ...], dtype: str, values: object) -> tuple[Any, ...] | None:
+    """What tells numbers read as ``values`` apart exactly, or ``None`` (not shared)."""
+    if dtype.startswith("complex"):
+        return None  # complex(1, 0.0) == complex(1, -0.0)
+    if type(values) is list:
+        if len(values) > SHARED_MOST or (values and type(values[0]) is list) or 0 in values:
+            return None
+        return (shape, dtype, *values)
+    if values == 0 or type(values) not in _SCALARS:
+        return None
+    return (shape, dtype, values)
 
 
-_new_object = object.__new__
-_set_attribute = object.__setattr__
+_SCALARS = frozenset({float, int, bool})
+# Longer lists are not shared: their key costs more to make, hash and compare than the
+# record it would save (a 4,096-number read took three times as long).
+SHARED_MOST = 16
+
+
+# ``TensorData(shape, dtype, values)`` at a third of the frozen dataclass's ``__init__``
+# cost: a 5,000-function graph reads some 25,000 tensors (see :mod:`.records`).
+_new_tensor_data = quick_maker(TensorData)
 
 
 def _unusual_tensor_data(t: torch.Tensor) -> TensorData:
@@ -134,6 +182,25 @@ def summary_of(t: torch.Tensor) -> TensorSummary:
         mean=t.mean(dtype=torch.float64).item(),
         norm=t.norm().item() * math.sqrt(repeats),
     )
+
+
+# A forward value of at most this many numbers is read as the recorder sees it made (a
+# read costs less than the copy that would keep it for later, and the graph walk then
+# has nothing left to read); a bigger one is kept as a :func:`snapshot` and read if shown.
+READ_WHEN_RECORDED = 64
+
+
+def recorded_value(t: torch.Tensor) -> TensorData | torch.Tensor:
+    """What the forward recorder keeps of an op's result ``t``: its numbers read now, or a
+    :func:`snapshot` to read later (a big one, or one of torch's subclasses); the same
+    numbers either way, as later in-place changes to ``t`` alter neither.
+
+    Called while the recorder handles a call, where torch sets every torch function mode
+    aside: a plain tensor's reads then run no Python (as with torch functions disabled).
+    """
+    if type(t) is torch.Tensor and t.numel() <= READ_WHEN_RECORDED:
+        return read_tensor_data(t)
+    return snapshot(t)
 
 
 def snapshot(t: torch.Tensor) -> torch.Tensor:
