@@ -62,14 +62,18 @@ IMPORT_HELP = (
 # dataset). Not ``__getattribute__``, ``__del__``, ``__init_subclass__``, ``__set_name__``,
 # ``__class_getitem__``, ``__reduce__``...: those run at moments the program does not
 # choose (collection, pickling, class creation) or change how the guard sees objects.
+# Not ``__index__``/``__int__``/``__float__`` either: torch's C++ reads a list of sizes or
+# numbers (``torch.zeros(sizes)``) with the list's length taken once and calls them for
+# each item it cannot read itself, and one that shortened the list had torch read past it
+# (freed objects, read as objects: the process crashed).
 SAFE_DUNDER_METHODS: frozenset[str] = frozenset({
     "__init__", "__call__", "__repr__", "__str__", "__len__", "__getitem__", "__setitem__",
     "__iter__", "__next__", "__contains__", "__bool__", "__add__", "__radd__", "__iadd__",
     "__sub__", "__rsub__", "__isub__", "__mul__", "__rmul__", "__imul__", "__truediv__",
     "__rtruediv__", "__itruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__",
     "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__neg__", "__pos__", "__abs__",
-    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__float__",
-    "__int__", "__index__", "__enter__", "__exit__", "__format__",
+    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__enter__",
+    "__exit__", "__format__",
 })  # fmt: skip
 # What `with` may enter: torch's switches, checked again by identity when the program runs.
 GRAD_MODE_CONTEXTS = frozenset(

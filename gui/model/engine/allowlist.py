@@ -604,6 +604,7 @@ def allowlist() -> Allowlist:
     was called first)."""
     _refuse_worker_processes()
     _numpy_copies_whole_numbers()
+    _constructors_read_tuples()
     _check_ctc_targets()
     wrapper_codes = _grad_mode_wrapper_codes()
     # The guard's own wrapper around a method read from its class checks `self` first.
@@ -694,11 +695,12 @@ def _stand_ins() -> dict[int, tuple[object, object]]:
         (np.ndarray, NdarrayClass),
         (torch.from_numpy, _from_numpy),
         (torch.asarray, _asarray),
+        (torch.tensor, _tensor),
         (torch.segment_reduce, _segment_reduce),
         (copy.deepcopy, _deepcopy),
         (copy.copy, _copy),
     ]
-    pairs += [(getattr(torch, name), _legacy_type(name)) for name in _WHOLE_NUMBER_TYPES]
+    pairs += [(getattr(torch, name), _legacy_type(name)) for name in _LEGACY_TYPES]
     return {id(original): (original, stand_in) for original, stand_in in pairs}
 
 
@@ -781,6 +783,115 @@ NdarrayClass.__name__ = NdarrayClass.__qualname__ = "ndarray"
 # arrays. Fractions index nothing: they are shared as in torch.
 
 
+# torch's C++ reads a list of numbers (`torch.tensor(rows)`, `torch.Tensor(rows)`, a legacy
+# type, `new_tensor`) with a pointer to the list's items taken once, and calls Python for
+# each item it cannot read itself: a program's `__len__`/`__getitem__` (an item that is a
+# sequence of its own) or `__bool__`. That code emptied the list while torch went on
+# reading the freed items (the process crashed, and memory the program then filled was
+# read as objects). So what a program hands these constructors is first made of tuples,
+# which no code can change, and a sequence of the program's own class is read into one
+# here, by Python (torch would read whatever lists it returned the same way).
+_PLAIN_NUMBERS = frozenset({int, float, bool, complex})
+_SEQUENCES = (list, tuple, collections.deque)
+MAX_DATA_NESTING = 64
+
+
+def _frozen(data: object, depth: int = 0) -> object:
+    """``data`` with every list, tuple and deque in it (and each sequence of the
+    program's own classes) made a plain tuple; anything else as it is."""
+    kind = type(data)
+    if kind in PROGRAM_CLASSES:
+        try:
+            data = tuple(data)  # type: ignore[arg-type]  # the program's code, guarded
+        except TypeError:
+            return data  # not a sequence: torch reads it as a number (or refuses it)
+        kind = tuple
+    elif not isinstance(data, _SEQUENCES):  # a deque, a named tuple: read the same way
+        return data
+    if depth >= MAX_DATA_NESTING:
+        raise ValueError(f"the data is nested more than {MAX_DATA_NESTING} levels deep")
+    items: Any = data
+    if set(map(type, items)) <= _PLAIN_NUMBERS:
+        return items if kind is tuple else tuple(items)
+    return tuple(_frozen(item, depth + 1) for item in items)
+
+
+_NATIVE_TENSOR: Any = torch.tensor
+
+
+def _tensor(data: Any, *args: Any, **kwargs: Any) -> Any:
+    """``torch.tensor``; its data read from tuples (see :func:`_frozen`)."""
+    return _NATIVE_TENSOR(_frozen(data), *args, **kwargs)
+
+
+_NATIVE_NEW_TENSOR: Any = torch._C.TensorBase.new_tensor
+_NATIVE_TENSOR_NEW: Any = torch._C.TensorBase.__new__
+
+
+def _new_tensor(self: torch.Tensor, data: Any, *args: Any, **kwargs: Any) -> Any:
+    """``Tensor.new_tensor``; its data read from tuples (see :func:`_frozen`)."""
+    return _NATIVE_NEW_TENSOR(self, _frozen(data), *args, **kwargs)
+
+
+def _tensor_new(*args: Any, **kwargs: Any) -> Any:
+    """``torch.Tensor(...)`` (torch's legacy constructor); its data read from tuples. Its
+    signature is ``(*args, **kwargs)``: ``torch._dynamo`` (imported by optimizers and
+    ``torch.func``) checks that a ``torch.Tensor.__new__`` it finds has torch's signature
+    or this one."""
+    cls, *data = args
+    return _NATIVE_TENSOR_NEW(cls, *map(_frozen, data), **kwargs)
+
+
+# An index (`t[rows]`, `t[rows] = v`) is read the same way as data when it holds lists.
+_NATIVE_GETITEM: Any = torch._C.TensorBase.__getitem__
+_NATIVE_SETITEM: Any = torch._C.TensorBase.__setitem__
+_INDEX_ATOMS = frozenset(
+    {int, bool, slice, type(None), type(Ellipsis), torch.Tensor, torch.nn.Parameter}
+)
+
+
+def _plain_index(index: Any) -> Any:
+    """``index`` read as :func:`_frozen` reads data, keeping whether it is a list (an index
+    of many) or a tuple (one index per dimension)."""
+    kind = type(index)
+    if kind is tuple:
+        return index if set(map(type, index)) <= _INDEX_ATOMS else _frozen(index)
+    if kind is list:
+        return list(map(_frozen, index))
+    if isinstance(index, tuple):
+        return _frozen(index)
+    if isinstance(index, collections.deque) or kind in PROGRAM_CLASSES:
+        frozen = _frozen(index)
+        return list(frozen) if type(frozen) is tuple else frozen
+    return index
+
+
+def _getitem(*args: Any) -> Any:
+    """``tensor[index]`` (see :func:`_plain_index`)."""
+    tensor, index = args
+    return _NATIVE_GETITEM(tensor, _plain_index(index))
+
+
+def _setitem(*args: Any) -> None:
+    """``tensor[index] = value`` (see :func:`_plain_index`)."""
+    tensor, index, value = args
+    _NATIVE_SETITEM(tensor, _plain_index(index), _frozen(value))
+
+
+def _constructors_read_tuples() -> None:
+    """Put :func:`_new_tensor`, :func:`_tensor_new`, :func:`_getitem` and
+    :func:`_setitem` on ``torch.Tensor``."""
+    tensor: Any = torch.Tensor
+    if getattr(tensor, "_ae_reads_tuples", False):
+        return
+    _new_tensor.__doc__ = _NATIVE_NEW_TENSOR.__doc__
+    tensor.new_tensor = _new_tensor
+    tensor.__new__ = staticmethod(_tensor_new)
+    tensor.__getitem__ = _getitem
+    tensor.__setitem__ = _setitem
+    tensor._ae_reads_tuples = True
+
+
 def _own_whole_numbers(value: object) -> object:
     if isinstance(value, np.ndarray) and value.dtype.kind not in "fc":
         return value.copy()
@@ -799,12 +910,35 @@ def _as_tensor(data: Any, *args: Any, **kwargs: Any) -> Any:
     """``torch.as_tensor``; a copy of an array of whole numbers (see above). Put in
     torch's namespace, where a DataLoader without batches (``default_convert``) calls it
     on what the program's dataset returns."""
-    return _NATIVE_AS_TENSOR(_own_whole_numbers(data), *args, **kwargs)
+    return _NATIVE_AS_TENSOR(_frozen(_own_whole_numbers(data)), *args, **kwargs)
 
 
 def _asarray(obj: Any, *args: Any, **kwargs: Any) -> Any:
-    """``torch.asarray``; a copy of an array of whole numbers (see above)."""
-    return torch.asarray(_own_whole_numbers(obj), *args, **kwargs)
+    """``torch.asarray``; a copy of an array of whole numbers (see above), and of any other
+    memory a tensor must not share: ``torch.asarray`` takes any object with a buffer as
+    the tensor's memory, also ``bytes``, which are immutable and shared by the whole
+    process (``torch.asarray(b'A', dtype=torch.uint8)[0] = 66`` made every ``b'A'`` of
+    the process ``b'B'``), and read-only arrays."""
+    obj = _own_whole_numbers(obj)
+    if not isinstance(obj, torch.Tensor) and not _plain_buffer(obj) and _has_buffer(obj):
+        if kwargs.get("copy") is False:
+            raise CodeRefusedAtRuntime(
+                "`torch.asarray(..., copy=False)` is not available on this object: its "
+                "memory is read-only or shared by the whole process; leave copy out to get "
+                "a tensor of its numbers."
+            )
+        kwargs["copy"] = True
+    return torch.asarray(_frozen(obj), *args, **kwargs)
+
+
+def _has_buffer(obj: object) -> bool:
+    """Whether ``obj`` hands out its memory (Python's buffer protocol, a C-level slot: no
+    code of the program's runs)."""
+    try:
+        memoryview(obj).release()  # type: ignore[arg-type]
+    except TypeError:
+        return False
+    return True
 
 
 _NATIVE_NUMPY: Any = torch._C.TensorBase.numpy
@@ -832,6 +966,10 @@ def _numpy_copies_whole_numbers() -> None:
 _WHOLE_NUMBER_TYPES = (
     "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
 )  # fmt: skip
+# All of them read a list's items as `torch.tensor` does (see `_frozen`).
+_LEGACY_TYPES = (
+    *_WHOLE_NUMBER_TYPES, "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor",
+)  # fmt: skip
 
 
 class _CheckedTensorType(type):
@@ -855,7 +993,7 @@ class _CheckedTensorType(type):
         return repr(cls._real)
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        return cls._real(*(_own_whole_numbers(arg) for arg in args), **kwargs)
+        return cls._real(*(_frozen(_own_whole_numbers(arg)) for arg in args), **kwargs)
 
 
 def _legacy_type(name: str) -> type:
@@ -1236,7 +1374,7 @@ def _objects() -> list[object]:
     objects += _named(torch.Tensor, TENSOR_HOOKS)
     objects.append(torch.utils.hooks.RemovableHandle.remove)
     objects.append(RawSavedTensor.register_hooks)
-    objects += [_tensor_numpy, _checked_ctc_loss, _as_tensor]
+    objects += [_tensor_numpy, _checked_ctc_loss, _as_tensor, _new_tensor]
     objects += _named(torch.nn.utils, NN_UTILS)
     objects += _named(torch.nn.utils.rnn, RNN_UTILS)
     objects += _named(torch.nn.utils.rnn.PackedSequence, PACKED_SEQUENCE_METHODS)

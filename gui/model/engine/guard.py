@@ -708,3 +708,41 @@ def _guard_parameter_dict() -> None:
 
 
 _guard_parameter_dict()
+
+
+def _guard_layer_names() -> None:
+    """A layer's entries (``add_module``, ``register_buffer``, ``register_parameter``,
+    ``ModuleDict`` and ``Sequential`` keys) are read back by ``Module.__getattr__``, also
+    when library code asks the layer for a protocol's two-underscore name: Python's
+    ``copy.deepcopy`` (inside ``nn.TransformerEncoder``) called a submodule named
+    ``__deepcopy__``, and numpy builds an array from whatever ``__array_interface__``
+    names, over any address (objects made from numbers). torch registers no such name, so
+    none is accepted, and none is read back from a layer's entries."""
+    module_class: Any = torch.nn.Module
+    if getattr(module_class, "_ae_names_guarded", False):
+        return
+    layers = torch.nn.modules.module
+
+    def refuse_protocol_name(module: object, name: object, value: object) -> None:
+        if type(name) is not str or name.startswith("__"):
+            raise CodeRefusedAtRuntime(
+                f"A layer entry named {name!r} is not available: names that start with "
+                "two underscores are Python's protocols, which library code looks up on the "
+                "layer; name it without them."
+            )
+
+    layers.register_module_module_registration_hook(refuse_protocol_name)
+    layers.register_module_buffer_registration_hook(refuse_protocol_name)
+    layers.register_module_parameter_registration_hook(refuse_protocol_name)
+    entries = module_class.__getattr__
+
+    def getattr_entries(self: object, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        return entries(self, name)
+
+    module_class.__getattr__ = getattr_entries
+    module_class._ae_names_guarded = True
+
+
+_guard_layer_names()

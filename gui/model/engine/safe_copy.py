@@ -88,7 +88,22 @@ def deepcopy(value: object, memo: object, instances: Instances) -> Any:
         memo = {}
     elif type(memo) is not dict:
         raise CopyRefused("deepcopy's memo must be a dict")
-    return _Copier(memo, True, instances).copy(value, 0)
+    # The program's memo answers for the value itself and learns its copy, nothing else:
+    # the copier's own memo also holds what it made inside a layer (its `_modules`,
+    # `_forward_hooks`... dicts, the very objects of the copy), and a program that read
+    # them there wrote a dict under `__array_interface__`, which numpy reads from the layer
+    # to build an array over any address. Entries the program wrote are never consulted
+    # inside a copy for the same reason (ids of a layer's dicts, read from an earlier memo).
+    key = id(value)
+    if key in memo:
+        return memo[key]
+    copied = _Copier({}, True, instances).copy(value, 0)
+    if copied is not value:
+        memo[key] = copied
+        kept = memo.setdefault(id(memo), [])
+        if type(kept) is list:  # keeps `value` alive, so its id names it (as Python's)
+            kept.append(value)
+    return copied
 
 
 def copy(value: object, instances: Instances) -> Any:
