@@ -42,6 +42,7 @@ from gui.model.result import (
     TensorData,
     TensorSummary,
 )
+from gui.model.wire_tensors import MAX_OUTPUTS, check_tensor_values
 
 # The columns, in order, of each kind of record (and of the graph's own fields).
 TENSOR_COLUMNS = ("shape", "dtype", "values", "summary")
@@ -187,6 +188,7 @@ def _checked_tensors(tensors: object) -> list[TensorData]:
     if not set(map(type, given)) <= {tuple} or not set(map(len, given)) <= {4}:
         raise _refuse("a wrong summary")
     _typed(tuple(itertools.chain.from_iterable(given)), _FLOAT, "TensorSummary number")
+    check_tensor_values(shapes, values)
     made = iter(make_records(TensorSummary, given))
     table = make_records(
         TensorData,
@@ -246,6 +248,8 @@ def checked_graph(
     for column, allowed, name in plain:
         _typed(column, allowed, name)
     _literals(n_kind, NODE_KINDS, "GraphNode kind")
+    if n_count and (min(n_count) < 0 or max(n_count) > MAX_OUTPUTS):
+        raise _refuse("a node of more outputs than any op makes")
     _literals(e_kind, EDGE_KINDS, "GraphEdge kind")
     tensor_count = len(table)
     _rows(n_value, tensor_count, "GraphNode value")

@@ -245,13 +245,15 @@ def widest_like(t: TensorData) -> TensorData:
     Formatting this instead of ``t`` gives the text width a box needs for *any* values of
     this shape, which is what keeps layouts stable while sliders move.
     """
-    values: NestedValues = WIDEST_NUMBER
-    for dim in reversed(t.shape):
-        values = [values] * dim
+    values: NestedValues = None
+    if t.values is not None:  # else only the summary shows: no lists the tensor's size
+        values = WIDEST_NUMBER
+        for dim in reversed(t.shape):
+            values = [values] * dim
     return TensorData(
         shape=t.shape,
         dtype=t.dtype,
-        values=None if t.values is None else values,
+        values=values,
         summary=TensorSummary(WIDEST_NUMBER, WIDEST_NUMBER, WIDEST_NUMBER, WIDEST_NUMBER),
     )
 

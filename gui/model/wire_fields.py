@@ -23,6 +23,9 @@ from array import array
 from collections.abc import Collection
 from typing import Any, Literal, Union
 
+from gui.model.result import GraphNode, TensorData
+from gui.model.wire_tensors import MAX_OUTPUTS, check_tensor_values
+
 # Leaves of a message: nothing inside them to walk.
 ATOMS = frozenset({float, int, str, bool, type(None), bytes, complex})
 
@@ -111,6 +114,28 @@ def _check_objects(kind: type, objects: list[object], pending: list[object]) -> 
                         f"{type(state[name]).__name__}"
                     )
             raise pickle.UnpicklingError(f"the engine sent a {kind.__name__} with a wrong {name}")
+    consistent = _CONSISTENT.get(kind)
+    if consistent is not None:
+        consistent(states)
+
+
+def _tensors_consistent(states: list[dict[str, Any]]) -> None:
+    check_tensor_values([s["shape"] for s in states], [s["values"] for s in states])
+
+
+def _outputs_bounded(states: list[dict[str, Any]]) -> None:
+    counts = [s["output_count"] for s in states]
+    if min(counts) < 0 or max(counts) > MAX_OUTPUTS:
+        raise pickle.UnpicklingError(
+            "the engine sent a GraphNode of more outputs than any op makes"
+        )
+
+
+# Past their fields' types: what a record's fields must agree on (see wire_tensors).
+_CONSISTENT: dict[type, typing.Callable[[list[dict[str, Any]]], None]] = {
+    TensorData: _tensors_consistent,
+    GraphNode: _outputs_bounded,
+}
 
 
 def _numbers(values: list[Any]) -> bool:

@@ -296,7 +296,12 @@ def test_deeply_nested_numbers_are_refused(small: RunResult) -> None:
     for _ in range(wire.MAX_DEPTH + 5):
         nested = (nested,)
     columns = _columns(small.graph)
-    columns[TENSORS][2][0] = nested
+    columns[TENSORS][2][0] = nested  # as a tensor's numbers: not its shape
+    with pytest.raises(pickle.UnpicklingError, match=r"not numbers|not have its shape"):
+        wire.loads(_graph_call(_as_tuples(columns)))
+    columns = _columns(small.graph)
+    row = next(i for i, v in enumerate(columns[SAVED][S["value"]]) if v is None)
+    columns[SAVED][S["value"]][row] = nested  # as a saved value's (plain data of any shape)
     with pytest.raises(pickle.UnpicklingError, match="too deep"):
         wire.loads(_graph_call(_as_tuples(columns)))
 

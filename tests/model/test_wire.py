@@ -16,7 +16,7 @@ import pytest
 from gui.model import wire
 from gui.model.engine.run import run_program
 from gui.model.request import Program, RunRequest
-from gui.model.result import GraphNode, TensorData
+from gui.model.result import GraphNode, SavedValue, TensorData
 
 
 def naive_expanded_size(message: object) -> int:
@@ -56,11 +56,13 @@ def test_a_real_result_is_counted_as_a_walk_reaches_it(code: str) -> None:
 
 
 def shared_node_laughs(levels: int) -> object:
-    """Ten references to a node whose value holds ten references to the node below...:
-    small on the pipe (pickle's memo shares them), 10**levels items once walked."""
+    """Ten references to a node whose saved value holds ten references to the node
+    below...: small on the pipe (pickle's memo shares them), 10**levels items once walked.
+    (A saved value's ``value`` is plain data of any shape; a tensor's values must match
+    their shape, which the reader checks first: see test_attacks_round9_wire.py.)"""
     node: object = GraphNode("k", "n", "l", "function", value=TensorData((1,), "f", [1.0]))
     for _ in range(levels):
-        node = GraphNode("k", "n", "l", "function", value=TensorData((10,), "f", [node] * 10))
+        node = GraphNode("k", "n", "l", "function", saved=(SavedValue("s", value=[node] * 10),))
     return [node] * 10
 
 

@@ -296,7 +296,10 @@ def node_size(
     grad = widest_like(value) if node.kind in ("leaf", "output") else None
     flow = None
     if node.kind in ("function", "group"):
-        flow = NodeFlow(arriving=(widest_like(value),) * node.output_count, leaving=(), order=0)
+        # As many as the box can list: past MAX_OUTPUT_LINES it shows one line whatever the
+        # count (a split into a million pieces is not a million-item tuple here).
+        shown = min(node.output_count, MAX_OUTPUT_LINES + 1)
+        flow = NodeFlow(arriving=(widest_like(value),) * shown, leaving=(), order=0)
     lines = _lines(node, flow, grad, _widest_tensor, _widest_number, compact)
     width = max(text_width(line, bold=i == 0) for i, line in enumerate(lines)) + 2 * PAD_X
     height = len(lines) * LINE_HEIGHT + 2 * PAD_Y

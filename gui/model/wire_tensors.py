@@ -1,0 +1,73 @@
+"""What a tensor record from the engine may claim: numbers that match its shape.
+
+Part of the window's careful reader (:mod:`gui.model.wire`). The field checks see that a
+:class:`~gui.model.result.TensorData`'s ``shape`` is a tuple of ints and its ``values``
+plain data; but the window sizes boxes and lays out text by the shape, and formats the
+values expecting ``tensor.tolist()``'s nesting. A few kilobytes claiming "this tensor has
+10**9 numbers, here is one" made the layout build lists of that length (red team, round
+9). So a record's dimensions are counted, at most :data:`MAX_DIMS` and none negative, and
+its values are either absent (a big tensor: only its summary travels) or exactly what
+``tolist()`` gives for its shape, at most :data:`~gui.model.result.FULL_VALUES_LIMIT`
+numbers.
+
+The records of one message are checked together, grouped by shape, a level of nesting at
+a time with type and length lookups that run in C: a big graph's ten thousand small
+tensors cost a few milliseconds.
+
+Kept free of torch and Qt: it runs in the window's process.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import pickle
+from collections.abc import Sequence
+from typing import Any
+
+from gui.model.result import FULL_VALUES_LIMIT
+
+# torch's own limit on a tensor's dimensions.
+MAX_DIMS = 64
+# The most outputs one autograd node may claim (``x.unbind()`` of a million rows is one
+# node of a million outputs): the window lists at most a few, a claim of 10**9 is a lie.
+MAX_OUTPUTS = 2**20
+# What one number of ``tolist()`` can be: float, int, bool or complex (by dtype).
+_NUMBERS = frozenset({float, int, bool, complex})
+
+
+def _refuse(what: str) -> pickle.UnpicklingError:
+    return pickle.UnpicklingError(f"the engine sent a TensorData {what}")
+
+
+def check_tensor_values(shapes: Sequence[tuple[int, ...]], values: Sequence[Any]) -> None:
+    """Refuse tensor records (``shapes[i]``, ``values[i]``) whose values are not ``None``
+    or ``tolist()`` of their shape (at most :data:`FULL_VALUES_LIMIT` numbers), or whose
+    shape has a negative dimension or more than :data:`MAX_DIMS` (the shapes' items are
+    ints: the field checks saw to that)."""
+    if len(shapes) != len(values):
+        raise _refuse("table with columns of different lengths")
+    if shapes and max(map(len, shapes)) > MAX_DIMS:
+        raise _refuse(f"with more than {MAX_DIMS} dimensions")
+    flat_dims = list(itertools.chain.from_iterable(shapes))
+    if flat_dims and min(flat_dims) < 0:
+        raise _refuse("with a negative dimension")
+    by_shape: dict[tuple[int, ...], list[Any]] = {}
+    for shape, value in zip(shapes, values, strict=True):
+        if value is not None:
+            by_shape.setdefault(shape, []).append(value)
+    for shape, given in by_shape.items():
+        if math.prod(shape) > FULL_VALUES_LIMIT:
+            raise _refuse(f"with the values of {math.prod(shape):,} numbers")
+        _check_nesting(shape, given)
+
+
+def _check_nesting(shape: tuple[int, ...], level: list[Any]) -> None:
+    """Every item of ``level`` is ``tolist()`` of a tensor of ``shape``: lists of exactly
+    ``shape[0]`` items each, their items lists of ``shape[1]``..., numbers at the end."""
+    for size in shape:
+        if not set(map(type, level)) <= {list} or not set(map(len, level)) <= {size}:
+            raise _refuse(f"whose values do not have its shape {shape}")
+        level = list(itertools.chain.from_iterable(level))
+    if not set(map(type, level)) <= _NUMBERS:
+        raise _refuse("whose values are not numbers")
