@@ -47,7 +47,8 @@ ALLOWED_IMPORTS: frozenset[str] = frozenset({
     "torch", "torch.nn", "torch.nn.functional", "torch.autograd", "torch.autograd.functional",
     "torch.autograd.function", "torch.nn.init", "torch.nn.utils.rnn", "torch.optim",
     "torch.optim.lr_scheduler", "torch.utils", "torch.utils.data", "torch.func",
-    "torch.distributions", "torch.autograd.graph", "math", "numpy", "random", "time",
+    "torch.distributions", "torch.autograd.graph", "torch.autograd.forward_ad", "math",
+    "numpy", "random", "time",
     "functools", "collections", "typing", "copy", "__future__",
 })  # fmt: skip
 IMPORT_HELP = (
@@ -78,6 +79,8 @@ SAFE_DUNDER_METHODS: frozenset[str] = frozenset({
 # What `with` may enter: torch's switches, checked again by identity when the program runs.
 GRAD_MODE_CONTEXTS = frozenset(
     {"no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "detect_anomaly"}
+    # Forward-mode AD's level (``torch.autograd.forward_ad``): put back after every run.
+    | {"dual_level"}
 )
 # ``torch.autograd.graph``'s saved-tensor hooks ("Hooks for autograd saved tensors"): the
 # program's pack/unpack functions for what its own forward saves. The engine hands out
@@ -488,9 +491,9 @@ class _Validator:
                     why = (
                         "`with` can only be used with torch.no_grad(), torch.enable_grad(), "
                         "torch.set_grad_enabled(...), torch.inference_mode(), "
-                        "torch.autograd.detect_anomaly() or torch.autograd.graph's "
-                        "saved_tensors_hooks(...), save_on_cpu() and "
-                        "disable_saved_tensors_hooks(...)."
+                        "torch.autograd.detect_anomaly(), forward AD's dual_level() or "
+                        "torch.autograd.graph's saved_tensors_hooks(...), save_on_cpu() "
+                        "and disable_saved_tensors_hooks(...)."
                     )
                     self.refuse(node, f"with {_short(item.context_expr)}", why)
         elif isinstance(node, ast.Import | ast.ImportFrom):
@@ -501,10 +504,9 @@ class _Validator:
         construct = f"{_short(node.value, 30)}.{node.attr}"
         if node.attr in FORMAT_METHODS:
             return  # the guard reads the template of the string it is called on
-        if isinstance(node.ctx, ast.Del) and node.attr not in WRITABLE_ATTRIBUTES:
-            why = "only `.grad`, `.data` and `.requires_grad` can be deleted here."
-            self.refuse(node, construct, why, f"`{construct}` cannot be deleted: {why}")
-        elif node.attr == "__init__":
+        # `del obj.name` is judged as `obj.name = v` is: here by its name, at run time by
+        # the object (see guard.guarded_delattr).
+        if node.attr == "__init__" and not isinstance(node.ctx, ast.Del):
             return  # `super().__init__()`: the guard checks what it finds
         elif (reason := attribute_refusal_reason(node.attr, own_object=True)) is not None:
             self.refuse(node, construct, reason)

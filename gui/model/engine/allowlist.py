@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 import torch
+import torch.autograd.forward_ad
 import torch.autograd.function
 import torch.autograd.functional
 import torch.autograd.graph
@@ -107,6 +108,10 @@ MODULES: tuple[types.ModuleType, ...] = (
     # disable_saved_tensors_hooks (see `_SavedTensorsHooks`); register_multi_grad_hook and
     # the rest are refused by name or by value.
     torch.autograd.graph,
+    # Forward-mode AD (the "Forward-mode Automatic Differentiation" tutorial): a dual level
+    # (its `with` block), dual tensors made and read; the level is put back after every
+    # run (see `pristine`), and entering or leaving one by hand stays refused.
+    torch.autograd.forward_ad,
     # `best = copy.deepcopy(model.state_dict())`: only the app's stand-ins for deepcopy and
     # copy (see `_deepcopy`); the rest of the module is refused by value.
     copy,
@@ -167,6 +172,7 @@ TENSOR_REVIEWED: tuple[str, ...] = (
 )  # fmt: skip
 FUNCTIONAL_REVIEWED: tuple[str, ...] = ("elu_", "hardtanh_", "leaky_relu_")
 AUTOGRAD_FUNCTIONAL: tuple[str, ...] = ("jacobian", "hessian", "vjp", "jvp", "hvp", "vhp")
+FORWARD_AD_REVIEWED: tuple[str, ...] = ("dual_level", "make_dual", "unpack_dual")
 
 # nn.Module methods that compute or read a model; not hooks, devices, compilers, shared
 # memory or the generic `apply`.
@@ -1357,6 +1363,7 @@ def _objects() -> list[object]:
     objects += _named(torch.Tensor, TENSOR_REVIEWED)
     objects += _named(torch.nn.functional, FUNCTIONAL_REVIEWED)
     objects += _named(torch.autograd.functional, AUTOGRAD_FUNCTIONAL)
+    objects += _named(torch.autograd.forward_ad, FORWARD_AD_REVIEWED)
     for module in (torch.nn.functional, torch.nn.init, torch.linalg, torch.special, torch.fft):
         objects += _own_callables(module, in_table)
     objects += _nn_classes_and_methods()
@@ -1676,6 +1683,7 @@ _CONTEXT_TYPES: frozenset[type] = frozenset(
         torch.set_grad_enabled,
         torch.inference_mode,
         torch.autograd.detect_anomaly,
+        torch.autograd.forward_ad.dual_level,
         _SavedTensorsHooks,
         _SaveOnCpu,
     }

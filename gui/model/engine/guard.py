@@ -364,32 +364,53 @@ def guarded_setattr(obj: object, name: str, value: object) -> None:
     """
     if type(name) is not str:
         raise TypeError("attribute name must be string")
-    own = is_own_object(obj)
-    reason = safety.attribute_refusal_reason(name, own_object=own)
-    if reason is None:
-        if isinstance(obj, torch.Tensor):
-            if name not in safety.WRITABLE_ATTRIBUTES:
-                reason = "only `.grad`, `.data` and `.requires_grad` of a tensor can be set."
-            elif (
-                name == "data"
-                and isinstance(value, torch.Tensor)
-                and not (_has_fractions(obj) and _has_fractions(value))
-            ):
-                reason = _WHOLE_NUMBER_DATA
-        elif isinstance(obj, types.ModuleType):
-            if obj is getattr(torch.backends, "cudnn", None) and name in _GPU_SETTINGS:
-                return  # no cuDNN on the CPU: the setting has nothing to change
-            reason = "modules are shared by every program; keep the value in a variable."
-        elif not (own or type(obj) in PROGRAM_CLASSES or obj in PROGRAM_CLASSES) and not (
-            isinstance(obj, _WRITABLE_TYPES) and not isinstance(obj, type)
+    if name in _GPU_SETTINGS and obj is getattr(torch.backends, "cudnn", None):
+        return  # no cuDNN on the CPU: the setting has nothing to change
+    reason = _write_refusal(obj, name)
+    if reason is None and isinstance(obj, torch.Tensor):
+        if name not in safety.WRITABLE_ATTRIBUTES:
+            reason = "only `.grad`, `.data` and `.requires_grad` of a tensor can be set."
+        elif (
+            name == "data"
+            and isinstance(value, torch.Tensor)
+            and not (_has_fractions(obj) and _has_fractions(value))
         ):
-            reason = (
-                "only the program's own objects, layers (nn.Module) and a custom Function's "
-                "ctx can be given attributes here; keep the value in a variable."
-            )
+            reason = _WHOLE_NUMBER_DATA
     if reason is not None:
         raise CodeRefusedAtRuntime(f"`{_describe(obj, name)}` cannot be changed: {reason}")
     setattr(obj, name, value)
+
+
+def guarded_delattr(obj: object, name: str) -> None:
+    """``del obj.name`` for user code: where the program may set an attribute, it may
+    delete one (``del ctx.result`` in a custom Function's ``jvp``, ``del model.weight``
+    before a parametrization); of a tensor, only ``.grad``."""
+    reason = _write_refusal(obj, name)
+    if reason is None and isinstance(obj, torch.Tensor) and name != "grad":
+        reason = "only `.grad` of a tensor can be deleted here."
+    if reason is not None:
+        raise CodeRefusedAtRuntime(f"`{_describe(obj, name)}` cannot be deleted: {reason}")
+    delattr(obj, name)
+
+
+def _write_refusal(obj: object, name: str) -> str | None:
+    """Why the program may not set or delete ``obj.name`` (``None``: it may; a tensor's
+    own rules are the caller's): only on the program's own objects and classes, layers,
+    a custom Function's ``ctx``, an optimizer, and tensors."""
+    own = is_own_object(obj)
+    reason = safety.attribute_refusal_reason(name, own_object=own)
+    if reason is not None or isinstance(obj, torch.Tensor):
+        return reason
+    if isinstance(obj, types.ModuleType):
+        return "modules are shared by every program; keep the value in a variable."
+    if not (own or type(obj) in PROGRAM_CLASSES or obj in PROGRAM_CLASSES) and not (
+        isinstance(obj, _WRITABLE_TYPES) and not isinstance(obj, type)
+    ):
+        return (
+            "only the program's own objects, layers (nn.Module) and a custom Function's "
+            "ctx can have attributes set or deleted here; keep the value in a variable."
+        )
+    return None
 
 
 def _checked_view(bound: torch.Tensor | None) -> Callable[..., torch.Tensor]:
@@ -449,12 +470,7 @@ class AttributeSetter:
         guarded_setattr(self._obj, name, value)
 
     def __delitem__(self, name: str) -> None:
-        if name not in safety.WRITABLE_ATTRIBUTES or not isinstance(self._obj, torch.Tensor):
-            raise CodeRefusedAtRuntime(
-                f"`{_describe(self._obj, name)}` cannot be deleted: only `.grad` of a tensor "
-                "can be deleted here."
-            )
-        delattr(self._obj, name)
+        guarded_delattr(self._obj, name)
 
 
 def _guarded_getattr_builtin(obj: object, name: str, *default: object) -> object:

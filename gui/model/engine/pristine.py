@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 import torch
+import torch.autograd.forward_ad as forward_ad
 
 # Guards entered by :func:`restore` to switch a mode off, kept so they are never left.
 _KEPT_GUARDS: list[Any] = []
@@ -103,6 +104,7 @@ class Settings:
     numpy_print: Options
     saved_tensors_hooks: bool  # a pack/unpack pair is on autograd's default stack
     saved_tensors_hooks_disabled: str | None  # the message while they are disabled
+    dual_level: int  # forward-mode AD's level (-1: none entered)
 
 
 def capture() -> Settings:
@@ -128,6 +130,7 @@ def capture() -> Settings:
         numpy_print=_comparable(np.get_printoptions()),
         saved_tensors_hooks=_AUTOGRAD._top_saved_tensors_default_hooks(True) is not None,
         saved_tensors_hooks_disabled=_disabled_message(),
+        dual_level=forward_ad._current_level,
     )
 
 
@@ -155,6 +158,10 @@ def restore(settings: Settings) -> None:
             _AUTOGRAD._saved_tensors_hooks_enable()
         else:
             _AUTOGRAD._saved_tensors_hooks_disable(settings.saved_tensors_hooks_disabled)
+    # A dual level left open (a generator suspended in a `with dual_level():` block and
+    # kept alive): the next run's dual tensors would live at it, and entering one would fail.
+    while forward_ad._current_level > settings.dual_level:
+        forward_ad.exit_dual_level()
     now = capture()
     if now.inference_mode and not settings.inference_mode:
         # A `with torch.inference_mode():` still open (a generator suspended in it and kept
