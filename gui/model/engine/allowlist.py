@@ -623,11 +623,22 @@ def allowlist() -> Allowlist:
 
 
 def _the_slow_part() -> tuple[list[object], list[types.CodeType]]:
-    """The optimizers and schedulers, and then everything else once more: making an
-    optimizer imports ``torch._dynamo``, which replaces some of torch's functions by
-    wrappers (``torch.manual_seed`` among them), and the list holds objects, not names."""
+    """The optimizers and schedulers, forward-mode AD, and then everything else once
+    more: making an optimizer imports ``torch._dynamo``, which replaces some of torch's
+    functions by wrappers (``torch.manual_seed`` among them), and the list holds objects,
+    not names."""
     optimizers, codes = _optimizers_warmed_up()
-    return [*optimizers, *_objects()], codes
+    return [*optimizers, *_forward_ad_warmed_up(), *_objects()], codes
+
+
+def _forward_ad_warmed_up() -> list[object]:
+    """Forward-mode AD's functions, once torch has loaded what their first use loads: the
+    decompositions it differentiates some ops by (a quarter of a second; it asks for a
+    temporary folder, which the operating-system wall leaves it none of)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch.jit.script's deprecation, torch's own use
+        torch.autograd.forward_ad._maybe_load_decompositions()
+    return _named(torch.autograd.forward_ad, FORWARD_AD_REVIEWED)
 
 
 _slow_part_deferred = False
@@ -1363,7 +1374,6 @@ def _objects() -> list[object]:
     objects += _named(torch.Tensor, TENSOR_REVIEWED)
     objects += _named(torch.nn.functional, FUNCTIONAL_REVIEWED)
     objects += _named(torch.autograd.functional, AUTOGRAD_FUNCTIONAL)
-    objects += _named(torch.autograd.forward_ad, FORWARD_AD_REVIEWED)
     for module in (torch.nn.functional, torch.nn.init, torch.linalg, torch.special, torch.fft):
         objects += _own_callables(module, in_table)
     objects += _nn_classes_and_methods()

@@ -4,11 +4,14 @@ process state, put back after every run; deletion follows the rules of assignmen
 
 from __future__ import annotations
 
+import warnings
+
 import torch
 import torch.autograd.forward_ad as fwAD
 
 from gui.model.engine import pristine
 from gui.model.engine.run import run_program
+from gui.model.engine_process import EngineProcess
 from gui.model.request import Program, RunRequest
 from gui.model.result import RunResult
 
@@ -36,15 +39,19 @@ def test_a_jvp_through_a_dual_level_matches_plain_torch() -> None:
     assert result.error is None, result.error
     x = torch.tensor([0.5, -1.0, 2.0])
     v = torch.tensor([1.0, 2.0, 3.0])
-    with fwAD.dual_level():
-        expected = fwAD.unpack_dual(fwAD.make_dual(x, v).sin() * 3).tangent.tolist()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's first forward AD: torch.jit's deprecation
+        with fwAD.dual_level():
+            expected = fwAD.unpack_dual(fwAD.make_dual(x, v).sin() * 3).tangent.tolist()
     assert printed(result) == [str(expected), "None"]
 
 
 def test_the_dual_level_is_put_back_after_a_run() -> None:
     baseline = pristine.capture()
     assert baseline.dual_level == -1
-    fwAD.enter_dual_level()  # as a level left open by a run would be
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's first forward AD: torch.jit's deprecation
+        fwAD.enter_dual_level()  # as a level left open by a run would be
     assert pristine.capture() != baseline
     pristine.restore(baseline)
     assert pristine.capture() == baseline
@@ -108,3 +115,26 @@ def test_a_custom_functions_jvp_may_delete_what_it_kept_on_ctx() -> None:
     result = run(code)
     assert result.error is None, result.error
     assert printed(result) == [str(torch.tensor([0.0, 1.0], dtype=torch.double).exp().tolist())]
+
+
+def test_forward_ad_behind_the_walls_from_the_first_run() -> None:
+    # Its first use loads torch's decompositions, which wants a temporary folder that the
+    # operating-system wall leaves none of: done while warming up, and a program that
+    # comes first (to the one process forked before that) is handed to a warm one.
+    code = (
+        "import torch.autograd.forward_ad as fwAD\n"
+        "w = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        "with fwAD.dual_level():\n"
+        "    out = fwAD.make_dual(torch.tensor([3.0, 4.0]), torch.ones(2)) * w\n"
+        "    print(fwAD.unpack_dual(out).tangent)\n"
+        "loss = (w * 3).sum()\n"
+    )
+    engine = EngineProcess()
+    engine.start()
+    try:
+        for _ in range(2):  # the first run, then a tick of the same program
+            result = engine.run(RunRequest(Program(code=code), time_limit=30))
+            assert result.error is None, result.error
+            assert printed(result) == ["tensor([1., 2.], grad_fn=<AddBackward0>)"]  # as torch
+    finally:
+        engine.close()
