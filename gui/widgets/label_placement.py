@@ -14,12 +14,13 @@ from PySide6.QtWidgets import QGraphicsScene
 from gui.model.drawing.paint import edge_label
 from gui.model.result import Graph, GraphEdge, GraphNode
 from gui.model.tensor_format import widest_like
-from gui.widgets.edge_item import EdgeItem
+from gui.widgets.edge_item import LABEL_GAP, EdgeItem
 from gui.widgets.edge_label_item import EdgeLabelItem
 from gui.widgets.node_item import NodeItem
 
 # Where along an edge its label may go, most wanted first; each on the right, then left.
 LABEL_SPOTS = (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8)
+_UNBOUNDED = 1 << 30  # a limit no count reaches: the first spot tried is always the best yet
 
 
 def _label_budget(edge: GraphEdge, nodes: dict[str, GraphNode], label: EdgeLabelItem) -> float:
@@ -49,9 +50,21 @@ class _Placed:
         for key in self._keys(rect):
             self._cells.setdefault(key, []).append(rect)
 
-    def count(self, rect: QRectF) -> int:
-        near = {id(r): r for key in self._keys(rect) for r in self._cells.get(key, ())}
-        return sum(rect.intersects(r) for r in near.values())
+    def count(self, rect: QRectF, limit: int) -> int:
+        """How many placed plates ``rect`` overlaps, or any number from ``limit`` up once
+        it reaches that many (the caller only asks whether it is under ``limit``)."""
+        seen: set[int] = set()
+        total = 0
+        for key in self._keys(rect):
+            for placed in self._cells.get(key, ()):
+                if id(placed) in seen:
+                    continue
+                seen.add(id(placed))
+                if rect.intersects(placed):
+                    total += 1
+                    if total >= limit:
+                        return total
+        return total
 
 
 class _Obstacles:
@@ -82,7 +95,9 @@ class _Obstacles:
         for key in _cell_keys(entry[0], self.CELL):
             self._cells.setdefault(key, []).append(entry)
 
-    def hits(self, rect: QRectF, own: EdgeItem) -> int:
+    def hits(self, rect: QRectF, own: EdgeItem, limit: int) -> int:
+        """How much ``rect`` covers (a box counts 3, a line or arrowhead 1), or any number
+        from ``limit`` up once it reaches that much."""
         seen: set[int] = set()
         total = 0
         for key in _cell_keys(rect, self.CELL):
@@ -92,6 +107,8 @@ class _Obstacles:
                 seen.add(id(shape))
                 if weight == 3 or shape.intersects(rect):
                     total += weight
+                    if total >= limit:
+                        return total
         return total
 
 
@@ -117,13 +134,21 @@ def place_labels(scene: QGraphicsScene, graph: Graph, edges: dict[int, EdgeItem]
             continue
         width = _label_budget(edge, nodes, item.label)
         best: tuple[int, QPointF, bool, QRectF] | None = None
+        # The first spot that covers nothing wins; else the one that covers least, the
+        # first of equals. A count stops as soon as it cannot beat the best so far.
         for t in LABEL_SPOTS:
+            point = item.path().pointAtPercent(t)
             for left in (False, True):
-                anchor = item.label_anchor(t, left)
+                anchor = QPointF(point.x() + (-LABEL_GAP if left else LABEL_GAP), point.y())
                 rect = item.label.plate_at(anchor, width, left)
-                hits = placed.count(rect) + obstacles.hits(rect, item)
-                if best is None or hits < best[0]:
+                limit = _UNBOUNDED if best is None else best[0]
+                hits = placed.count(rect, limit)
+                if hits < limit:
+                    hits += obstacles.hits(rect, item, limit - hits)
+                if hits < limit:
                     best = (hits, anchor, left, rect)
+                    if hits == 0:
+                        break
             if best is not None and best[0] == 0:
                 break
         if best is not None:

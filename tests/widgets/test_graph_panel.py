@@ -20,6 +20,7 @@ from gui.model.result import TensorData
 from gui.model.session import Session, Snapshot
 from gui.model.tensor_format import format_short, format_tensor
 from gui.model.views.graph_caption import EMPTY_TEXT
+from gui.widgets import label_placement
 from gui.widgets.graph_panel import GraphPanel
 from gui.widgets.graph_view import READABLE_TEXT_PX
 from gui.widgets.scene_style import scene_font
@@ -614,6 +615,38 @@ def test_edge_labels_never_change_the_scene_geometry(panel: GraphPanel, session:
     for label, rect in zip(labels, bounds, strict=True):
         if label.text:
             assert rect.width() >= label.width_of(label.text), label.text
+
+
+@pytest.mark.parametrize("lesson", [1, 8, 13])
+def test_each_edge_label_takes_the_first_spot_that_covers_least(
+    panel: GraphPanel, session: Session, lesson: int
+) -> None:
+    # Counted in full, spot by spot, in the order they are tried (the placement stops
+    # counting once a spot cannot beat the best so far): the spot each label took.
+    load_lesson(session, lesson)
+    items = panel.items
+    graph = session.snapshot.drawn_graph
+    assert items is not None and graph is not None
+    nodes = {n.key: n for n in graph.nodes}
+    placed = label_placement._Placed()
+    obstacles = label_placement._Obstacles(panel.view().scene())
+    checked = 0
+    for i, item in items.edges.items():
+        if graph.edges[i].kind != "data":
+            continue
+        width = label_placement._label_budget(graph.edges[i], nodes, item.label)
+        costs = []
+        for t in label_placement.LABEL_SPOTS:
+            for left in (False, True):
+                rect = item.label.plate_at(item.label_anchor(t, left), width, left)
+                costs.append((placed.count(rect, 10**9) + obstacles.hits(rect, item, 10**9), rect))
+        least = min(cost for cost, _ in costs)
+        first = next(rect for cost, rect in costs if cost == least)
+        taken = item.label.boundingRect().translated(item.label.pos())
+        assert taken == first, (i, least)
+        placed.add(first)
+        checked += 1
+    assert checked >= 2
 
 
 def test_off_screen_boxes_take_their_numbers_when_they_come_into_view(
