@@ -65,18 +65,8 @@ def pack_graph(graph: Graph) -> tuple[Columns, Columns, Columns, Columns, tuple[
     (the arguments :func:`unpack_graph` takes). A tensor record held in several places is
     packed once and referred to by its row. Fields are read a record at a time in C
     (``attrgetter`` of all of them), and turned into columns by ``zip``."""
-    rows: dict[int, int] = {}
-    tensors: list[TensorData] = []
-
-    def row(data: TensorData | None) -> int | None:
-        if data is None:
-            return None
-        found = rows.get(id(data))
-        if found is None:
-            found = rows[id(data)] = len(tensors)
-            tensors.append(data)
-        return found
-
+    table = _Table()
+    row = table.row
     nodes = graph.nodes
     node_columns = _columns(nodes, NODE_COLUMNS)
     held = node_columns[NODE_COLUMNS.index("saved")]
@@ -95,7 +85,7 @@ def pack_graph(graph: Graph) -> tuple[Columns, Columns, Columns, Columns, tuple[
     saved_columns[column] = tuple(tuple(map(memory_fields, held)) for held in saved_columns[column])
     head = (graph.root, graph.structure_key, graph.truncated)
     return (
-        _tensor_columns(tensors),
+        table.columns(),
         tuple(node_columns),
         tuple(saved_columns),
         tuple(_columns(graph.edges, EDGE_COLUMNS)),
@@ -103,13 +93,30 @@ def pack_graph(graph: Graph) -> tuple[Columns, Columns, Columns, Columns, tuple[
     )
 
 
-def _tensor_columns(tensors: Sequence[TensorData]) -> Columns:
-    """The columns of a table of tensor records (their summaries as tuples)."""
-    columns = _columns(tensors, TENSOR_COLUMNS)
-    summary_fields = attrgetter("minimum", "maximum", "mean", "norm")
-    at = TENSOR_COLUMNS.index("summary")
-    columns[at] = tuple(None if s is None else summary_fields(s) for s in columns[at])
-    return tuple(columns)
+class _Table:
+    """The tensor records a packing refers to, each once, by its row."""
+
+    def __init__(self) -> None:
+        self._rows: dict[int, int] = {}
+        self._tensors: list[TensorData] = []
+
+    def row(self, data: TensorData | None) -> int | None:
+        """The row of ``data`` (``None`` for none), added if new."""
+        if data is None:
+            return None
+        found = self._rows.get(id(data))
+        if found is None:
+            found = self._rows[id(data)] = len(self._tensors)
+            self._tensors.append(data)
+        return found
+
+    def columns(self) -> Columns:
+        """The records' columns (their summaries as tuples)."""
+        columns = _columns(self._tensors, TENSOR_COLUMNS)
+        summary_fields = attrgetter("minimum", "maximum", "mean", "norm")
+        at = TENSOR_COLUMNS.index("summary")
+        columns[at] = tuple(None if s is None else summary_fields(s) for s in columns[at])
+        return tuple(columns)
 
 
 def _columns(records: Sequence[Any], names: tuple[str, ...]) -> list[tuple[Any, ...]]:
@@ -325,18 +332,8 @@ def pack_step(step: StepRecord) -> tuple[tuple[Any, ...], Columns, Columns]:
     """``step`` as its fields but ``flows`` (in order), and its flows as columns: the
     tensors they hold (each once) and, per node, its key, the rows of what arrived and
     what left, and its order (the arguments :func:`unpack_step` takes)."""
-    rows: dict[int, int] = {}
-    tensors: list[TensorData] = []
-
-    def row(data: TensorData | None) -> int | None:
-        if data is None:
-            return None
-        found = rows.get(id(data))
-        if found is None:
-            found = rows[id(data)] = len(tensors)
-            tensors.append(data)
-        return found
-
+    table = _Table()
+    row = table.row
     flows = step.flows
     keys = tuple(flows)
     records = tuple(flows.values())
@@ -347,7 +344,7 @@ def pack_step(step: StepRecord) -> tuple[tuple[Any, ...], Columns, Columns]:
         tuple(flow.order for flow in records),
     )
     fields = attrgetter(*_STEP_FIELDS)(step)
-    return fields[:_FLOWS_AT] + fields[_FLOWS_AT + 1 :], _tensor_columns(tensors), flow_columns
+    return fields[:_FLOWS_AT] + fields[_FLOWS_AT + 1 :], table.columns(), flow_columns
 
 
 def unpack_step(fields: object, tensors: object, flows: object) -> StepRecord:

@@ -27,7 +27,7 @@ from typing import Any
 
 from gui.model import graph_columns, request, result
 from gui.model.deep_stack import StackUnavailable, call_with_stack, levels_covered
-from gui.model.wire_fields import ATOMS, check_fields
+from gui.model.wire_fields import ATOMS, check_fields, holds_only_numbers
 
 # Deeper pickles than this are refused: each level of ``loads`` inside a message (see
 # :func:`_nested_loads`) is another unpickler on the stack.
@@ -149,7 +149,7 @@ def _tensor_sizes(table: list[result.TensorData], reading: _Reading) -> list[int
         kind = type(values)
         if kind in _ATOMS:
             counted = 1
-        elif kind is list and _numbers(values):
+        elif kind is list and holds_only_numbers(values):
             counted = 1 + len(values)
         else:
             counted = _expanded_size(values, reading.sizes, MAX_EXPANDED)
@@ -164,15 +164,6 @@ def _known(record: object, size: int, reading: _Reading) -> None:
         raise pickle.UnpicklingError("the engine sent a message that expands too far")
     reading.sizes[id(record)] = (size, record)
     reading.checked[id(record)] = record
-
-
-def _numbers(values: list[Any]) -> bool:
-    """Whether ``values`` holds only numbers (counted in C: ``array`` takes nothing else)."""
-    try:
-        array("d", values)
-    except (TypeError, OverflowError):
-        return False
-    return True
 
 
 def _nesting_bytes(data: bytes) -> int:

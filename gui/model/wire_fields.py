@@ -85,7 +85,7 @@ def check_fields(message: object, checked: Collection[int] = ()) -> None:
                     seen.add(id(value))
                     by_class.setdefault(kind, []).append(value)
             elif isinstance(value, list | tuple | set | frozenset):
-                if kind is list and _numbers(value):  # type: ignore[arg-type]
+                if kind is list and holds_only_numbers(value):  # type: ignore[arg-type]
                     continue
                 pending.extend(value)
             elif isinstance(value, dict):
@@ -138,7 +138,8 @@ _CONSISTENT: dict[type, typing.Callable[[list[dict[str, Any]]], None]] = {
 }
 
 
-def _numbers(values: list[Any]) -> bool:
+def holds_only_numbers(values: list[Any]) -> bool:
+    """Whether ``values`` holds only numbers (checked in C: ``array`` takes nothing else)."""
     try:
         array("d", values)
     except (TypeError, OverflowError):

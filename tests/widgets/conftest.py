@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QApplication
 
 from gui.model.engine_process import EngineProcess
 from gui.model.session import Session, Snapshot
@@ -31,3 +33,18 @@ def emitted(session: Session) -> Iterator[list[Snapshot]]:
 def spy(session: Session, monkeypatch: pytest.MonkeyPatch) -> SessionSpy:
     """The session methods the widget under test calls (see :class:`SessionSpy`)."""
     return SessionSpy(session, monkeypatch)
+
+
+# Point sizes: the app's font and presentation mode's (see gui.window_app, MainWindow).
+POINT_SIZES = [11.0, 11.0 * 1.6]
+
+
+@pytest.fixture(params=POINT_SIZES, ids=["normal", "presentation"])
+def point_size(request: pytest.FixtureRequest, qapp: QApplication) -> Iterator[float]:
+    """The application's font at each point size the window uses, for one test."""
+    old = qapp.font()
+    font = QFont(old)
+    font.setPointSizeF(request.param)
+    qapp.setFont(font)
+    yield request.param
+    qapp.setFont(old)

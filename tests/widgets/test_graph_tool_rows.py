@@ -8,26 +8,12 @@ from __future__ import annotations
 import contextlib
 
 import pytest
-from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QApplication, QToolBar, QWidget
+from PySide6.QtWidgets import QToolBar, QWidget
 from pytestqt.qtbot import QtBot
 
 from gui.model.session import Session
 from gui.widgets.graph_panel import GraphPanel
 from tests.fixtures import MLP_CODE, show_panel
-
-# Point sizes: the app's font and presentation mode's (see gui.window_app, MainWindow).
-POINT_SIZES = [11.0, 11.0 * 1.6]
-
-
-@pytest.fixture(params=POINT_SIZES, ids=["normal", "presentation"])
-def point_size(request: pytest.FixtureRequest, qapp: QApplication) -> object:
-    old = qapp.font()
-    font = QFont(old)
-    font.setPointSizeF(request.param)
-    qapp.setFont(font)
-    yield request.param
-    qapp.setFont(old)
 
 
 def all_tools_shown(bar: QToolBar) -> bool:

@@ -21,18 +21,6 @@ from gui.widgets.value_slider import ValueSlider
 from tests.fixtures import show_panel
 
 HUGE = InputRange(-5e307, 5e307, 5e304)  # the range a value near the largest float gets
-# Point sizes: the app's font and presentation mode's (see gui.window_app, MainWindow).
-POINT_SIZES = [11.0, 11.0 * 1.6]
-
-
-@pytest.fixture(params=POINT_SIZES, ids=["normal", "presentation"])
-def point_size(request: pytest.FixtureRequest, qapp: QApplication) -> object:
-    old = qapp.font()
-    font = QFont(old)
-    font.setPointSizeF(request.param)
-    qapp.setFont(font)
-    yield request.param
-    qapp.setFont(old)
 
 
 def shows_whole(box: NumberBox) -> bool:
