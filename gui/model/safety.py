@@ -84,7 +84,7 @@ GRAD_MODE_CONTEXTS = frozenset(
 )
 # ``torch.autograd.graph``'s saved-tensor hooks ("Hooks for autograd saved tensors"): the
 # program's pack/unpack functions for what its own forward saves. The engine hands out
-# checked stand-ins (:mod:`gui.model.engine.allowlist`), whose stack is put back after
+# checked stand-ins (:mod:`gui.model.engine.autograd_nodes`), whose stack is put back after
 # every run (:mod:`gui.model.engine.pristine`); ``register_hooks`` is a saved tensor's
 # (``y.grad_fn._raw_saved_self``), also through a checked stand-in.
 SAVED_TENSOR_CONTEXTS = frozenset(

@@ -290,7 +290,7 @@ def _read_saved(
     ``_saved_`` prefix, with where its tensors' numbers live (``ledger`` numbers the
     storages; ``reads`` reads their numbers).
 
-    The getters are called right here, nowhere else: the allowlist knows this function as
+    The getters are called right here, nowhere else: :mod:`.autograd_nodes` knows it as
     the graph's reader, for which a program's saved-tensor unpack hook does not run.
     """
     result: dict[str, SavedValue] = {}

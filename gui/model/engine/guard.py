@@ -26,20 +26,21 @@ import torch
 from gui.model import safety
 from gui.model.engine import program_code
 from gui.model.engine.allowlist import (
-    PROGRAM_CLASSES,
     VALUE_TYPES,
-    CodeRefusedAtRuntime,
-    NodeView,
-    RawSavedTensor,
     allowlist,
     base_class_allowed,
-    instances_only,
-    is_allowed_context,
     is_own_object,
-    is_saved_attribute,
-    node_view,
     stand_in_for,
 )
+from gui.model.engine.autograd_nodes import (
+    NodeView,
+    RawSavedTensor,
+    is_allowed_context,
+    is_saved_attribute,
+    node_view,
+)
+from gui.model.engine.library_stand_ins import instances_only
+from gui.model.engine.refusal import PROGRAM_CLASSES, CodeRefusedAtRuntime
 
 _REAL_IMPORT = builtins.__import__
 _BOUND_METHOD_TYPES = (types.MethodType, types.BuiltinMethodType)
@@ -184,7 +185,7 @@ def guarded_getattr(obj: object, name: str) -> object:
                 raise CodeRefusedAtRuntime(f"`{_describe(obj, name)}` is not available: {reason}")
             _OK_NAMES.add(name)
     if name.startswith("_raw_saved_") and is_saved_attribute(obj, name):
-        return RawSavedTensor(obj, name)  # never torch's bare reference (see allowlist)
+        return RawSavedTensor(obj, name)  # never torch's bare reference (see autograd_nodes)
     if name == "metadata" and isinstance(obj, torch.autograd.graph.Node):
         raise CodeRefusedAtRuntime(f"`{_describe(obj, name)}` is not available: {_NODE_METADATA}")
     if name == "data" and isinstance(obj, torch.Tensor) and not _has_fractions(obj):
@@ -206,7 +207,7 @@ def guarded_getattr(obj: object, name: str) -> object:
             problem = _NO_GPU
         raise CodeRefusedAtRuntime(f"`{_describe(obj, name)}` is not available: {problem}")
     if name in _NODE_NAMES:
-        return node_view(value)  # read, never called (see allowlist.NodeView)
+        return node_view(value)  # read, never called (see autograd_nodes.NodeView)
     if name == "view" and (isinstance(obj, torch.Tensor) or obj is torch.Tensor):
         return _checked_view(obj if isinstance(obj, torch.Tensor) else None)
     if name in safety.ALLOWED_HOOK_NAMES or name == "apply":
@@ -506,7 +507,7 @@ def _guarded_type(*args: object) -> type:
     if problem is not None:
         raise CodeRefusedAtRuntime(f"`type(...)` of this value is not available: {problem}")
     # The app's stand-in where it has one: `type(array)` is numpy's class, whose
-    # `(shape, object, buffer=...)` reads raw memory as objects (see allowlist.NdarrayClass).
+    # `(shape, object, buffer=...)` reads raw memory as objects (see native_inputs.NdarrayClass).
     chosen: Any = stand_in_for(kind)
     return chosen
 
@@ -640,7 +641,7 @@ def safe_import(
 
 def guarded_context(value: object) -> object:
     """What a ``with`` statement enters (``with x:`` is ``with __ae_context__(x):``): only
-    the contexts :func:`~.allowlist.is_allowed_context` lists, whatever name holds them."""
+    the contexts :func:`~.autograd_nodes.is_allowed_context` lists, whatever name holds them."""
     if is_allowed_context(value):
         return value
     raise CodeRefusedAtRuntime(

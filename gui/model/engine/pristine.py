@@ -31,7 +31,7 @@ _KEPT_GUARDS: list[Any] = []
 _AUTOGRAD: Any = torch._C._autograd
 # Counts the calls of :func:`restore`: a `with` block the program entered in an earlier run
 # (a generator suspended in it, closed later by the garbage collector) must not pop or
-# switch what a later run set (see the saved-tensor hooks' stand-ins in `allowlist`).
+# switch what a later run set (see the saved-tensor hooks' stand-ins in `autograd_nodes`).
 _GENERATION = [0]
 
 

@@ -22,7 +22,8 @@ import torch
 import torch.distributions.kl
 
 from gui.model.engine import pristine
-from gui.model.engine.allowlist import PROGRAM_CLASSES, allowlist, stand_in_for
+from gui.model.engine.allowlist import allowlist, stand_in_for
+from gui.model.engine.refusal import PROGRAM_CLASSES
 from gui.model.engine.run import run_program
 from gui.model.engine_process import EngineProcess
 from gui.model.request import Program, RunRequest

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 import torch
 
-from gui.model.engine import allowlist, pristine
+from gui.model.engine import autograd_nodes, pristine
 from gui.model.engine.run import run_program
 from gui.model.engine_process import EngineProcess
 from gui.model.request import Program, RunRequest
@@ -453,10 +453,10 @@ def test_a_with_block_of_an_earlier_run_pops_nothing_later(
     moment; its `with` must not pop the pair the current run pushed (torch's own would),
     nor switch the hooks back on or off."""
     autograd: Any = torch._C._autograd
-    stale = allowlist._SavedTensorsHooks(lambda t: t, lambda t: t)
+    stale = autograd_nodes._SavedTensorsHooks(lambda t: t, lambda t: t)
     stale.__enter__()
     between_runs(owner_cycle)  # the stack emptied, a new generation
-    current = allowlist._SavedTensorsHooks(lambda t: t, lambda t: t)
+    current = autograd_nodes._SavedTensorsHooks(lambda t: t, lambda t: t)
     current.__enter__()
     top = autograd._top_saved_tensors_default_hooks(True)
     stale.__exit__(None, None, None)
@@ -464,11 +464,11 @@ def test_a_with_block_of_an_earlier_run_pops_nothing_later(
     current.__exit__(None, None, None)
     assert not hooks_on_the_stack()
 
-    disabled = allowlist._disable_saved_tensors_hooks("stale")
+    disabled = autograd_nodes._disable_saved_tensors_hooks("stale")
     disabled.__enter__()
     between_runs(owner_cycle)
     assert autograd._saved_tensors_hooks_is_enabled()
-    again = allowlist._disable_saved_tensors_hooks("this run's")
+    again = autograd_nodes._disable_saved_tensors_hooks("this run's")
     again.__enter__()
     disabled.__exit__(None, None, None)  # would put back "enabled" in torch's own
     assert autograd._saved_tensors_hooks_get_disabled_error_message() == "this run's"
