@@ -142,10 +142,13 @@ _new_tensor_data = quick_maker(TensorData)
 
 
 def _unusual_tensor_data(t: torch.Tensor) -> TensorData:
-    """A sparse tensor's numbers, read densely; a tensor with no numbers at all (on the
-    ``meta`` device: a shape without data) as statistics that are not numbers, the way an
-    empty tensor's are."""
+    """A sparse tensor's numbers, read densely; a zero tensor's (torch's efficient zeros,
+    which forward-mode AD saves: no memory, every number 0) as the zeros they are; a
+    tensor with no numbers at all (on the ``meta`` device: a shape without data) as
+    statistics that are not numbers, the way an empty tensor's are."""
     t = t.detach()
+    if t._is_zerotensor():
+        return tensor_data(torch.zeros(t.shape, dtype=t.dtype))
     if t.layout is not torch.strided and not t.is_meta:
         try:
             return tensor_data(t.to_dense())
