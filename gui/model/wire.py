@@ -123,6 +123,10 @@ def _graph_from_columns(*columns: object, reading: _Reading) -> result.Graph:
     size += sum(6 * len(value.memory) + 1 for value in saved)
     sizes = _tensor_sizes(table, reading)
     size += sum(map(sizes.__getitem__, references))
+    # A saved value that is not a tensor (an exponent, a list of dims) is plain data of any
+    # shape: walked as any message's, which also refuses tuples nested too deep.
+    plain = [value.value for value in saved if value.value is not None]
+    size += _expanded_size(plain, reading.sizes, MAX_EXPANDED - size)
     _known(graph, size, reading)
     return graph
 

@@ -5,6 +5,7 @@ column is off (the child that sends them runs a stranger's program)."""
 from __future__ import annotations
 
 import copy
+import io
 import math
 import pickle
 from pathlib import Path
@@ -344,3 +345,41 @@ def test_plain_pickle_reads_the_columns_too() -> None:
     assert isinstance(flow, NodeFlow) and all(
         isinstance(t, TensorData) for t in flow.arriving if t is not None
     )
+
+
+def _answer_with_saved_value(result: RunResult, value: object) -> bytes:
+    """The answer for ``result`` (its graph as columns), one plain saved value replaced."""
+    assert result.graph is not None
+    columns = _columns(result.graph)
+    row = next(i for i, v in enumerate(columns[SAVED][S["value"]]) if v is not None)
+    columns[SAVED][S["value"]][row] = value
+    packed = _as_tuples(columns)
+
+    class Pickler(pickle.Pickler):
+        def reducer_override(self, obj: object) -> Any:
+            if type(obj) is Graph:
+                return graph_columns.unpack_graph, packed
+            return NotImplemented
+
+    buffer = io.BytesIO()
+    Pickler(buffer, protocol=5).dump(Answer(1, result))
+    return buffer.getvalue()
+
+
+def test_a_saved_value_inside_an_answer_is_sized_and_its_depth_bounded() -> None:
+    # Inside an answer the graph is not walked again: what a plain saved value holds must
+    # be counted when the columns are read (a shared-list bomb, tuples too deep to hash).
+    result = _result(
+        "x = torch.tensor([1.5, 2.0], requires_grad=True)\n(x ** 3).sum().backward()\n"
+    )
+    assert wire.loads(_answer_with_saved_value(result, [3]))  # an ordinary one reads
+    bomb: object = [1.0] * 10
+    for _ in range(8):
+        bomb = [bomb] * 10
+    with pytest.raises(pickle.UnpicklingError, match="expands too far"):
+        wire.loads(_answer_with_saved_value(result, bomb))
+    deep: object = 1
+    for _ in range(wire.MAX_DEPTH + 5):
+        deep = (deep,)
+    with pytest.raises(pickle.UnpicklingError, match="too deep"):
+        wire.loads(_answer_with_saved_value(result, deep))
