@@ -42,7 +42,7 @@ from gui.model.result import (
     TensorData,
     TensorSummary,
 )
-from gui.model.wire_tensors import MAX_OUTPUTS, check_tensor_values
+from gui.model.wire_tensors import check_output_counts, check_tensor_values
 
 # The columns, in order, of each kind of record (and of the graph's own fields).
 TENSOR_COLUMNS = ("shape", "dtype", "values", "summary")
@@ -255,8 +255,7 @@ def checked_graph(
     for column, allowed, name in plain:
         _typed(column, allowed, name)
     _literals(n_kind, NODE_KINDS, "GraphNode kind")
-    if n_count and (min(n_count) < 0 or max(n_count) > MAX_OUTPUTS):
-        raise _refuse("a node of more outputs than any op makes")
+    check_output_counts(n_count)
     _literals(e_kind, EDGE_KINDS, "GraphEdge kind")
     tensor_count = len(table)
     _rows(n_value, tensor_count, "GraphNode value")

@@ -24,7 +24,7 @@ from collections.abc import Collection
 from typing import Any, Literal, Union
 
 from gui.model.result import GraphNode, TensorData
-from gui.model.wire_tensors import MAX_OUTPUTS, check_tensor_values
+from gui.model.wire_tensors import check_output_counts, check_tensor_values
 
 # Leaves of a message: nothing inside them to walk.
 ATOMS = frozenset({float, int, str, bool, type(None), bytes, complex})
@@ -124,11 +124,7 @@ def _tensors_consistent(states: list[dict[str, Any]]) -> None:
 
 
 def _outputs_bounded(states: list[dict[str, Any]]) -> None:
-    counts = [s["output_count"] for s in states]
-    if min(counts) < 0 or max(counts) > MAX_OUTPUTS:
-        raise pickle.UnpicklingError(
-            "the engine sent a GraphNode of more outputs than any op makes"
-        )
+    check_output_counts([s["output_count"] for s in states])
 
 
 # Past their fields' types: what a record's fields must agree on (see wire_tensors).

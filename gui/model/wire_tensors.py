@@ -40,6 +40,15 @@ def _refuse(what: str) -> pickle.UnpicklingError:
     return pickle.UnpicklingError(f"the engine sent a TensorData {what}")
 
 
+def check_output_counts(counts: Sequence[int]) -> None:
+    """Refuse nodes that claim fewer than none or more than :data:`MAX_OUTPUTS` outputs
+    (the counts are ints: the field checks saw to that)."""
+    if counts and (min(counts) < 0 or max(counts) > MAX_OUTPUTS):
+        raise pickle.UnpicklingError(
+            "the engine sent a GraphNode of more outputs than any op makes"
+        )
+
+
 def check_tensor_values(shapes: Sequence[tuple[int, ...]], values: Sequence[Any]) -> None:
     """Refuse tensor records (``shapes[i]``, ``values[i]``) whose values are not ``None``
     or ``tolist()`` of their shape (at most :data:`FULL_VALUES_LIMIT` numbers), or whose
