@@ -126,8 +126,22 @@ def _attribute_text(node: GraphNode, number: Callable[[object], str]) -> str | N
             continue
         if s.name == "alpha" and s.value == 1:  # add/sub's default scale factor
             continue
-        parts.append(f"{s.name} = {number(s.value)}")
+        parts.append(f"{s.name} = {number(as_written(s.value))}")
     return ", ".join(parts) or None
+
+
+def as_written(value: int | float) -> int | float:
+    """A saved whole number as the program wrote it.
+
+    torch hands a node's int64 attributes (``dim``, ``index``, ``padding_idx``,
+    ``ignore_index``...) to Python as unsigned 64-bit numbers: ``softmax(x, dim=-1)`` saves
+    ``dim = 18446744073709551615`` and ``cross_entropy`` ``ignore_index = 2**64 - 100``.
+    Those are the same 64 bits as ``-1`` and ``-100``, which is what the learner typed and
+    what torch computes with. (Scalars such as ``alpha`` or ``exponent`` come signed.)
+    """
+    if type(value) is int and 2**63 <= value < 2**64:
+        return value - 2**64
+    return value
 
 
 def _grad_lines(
