@@ -59,6 +59,12 @@ from gui.widgets.scene_style import (
 )
 from gui.widgets.tick_feed import TickFeed
 
+# Zoomed out: a box's title fills at most this share of its width and height, grows at
+# most this much, and is drawn only from this many screen pixels tall (smaller is clutter).
+OVERVIEW_TITLE_FILL = 0.9
+OVERVIEW_TITLE_MAX_GROW = 4.0
+OVERVIEW_TITLE_PX = 6.0
+
 # The selected box's outline: purple lies outside both arms of the red/blue gradient scale
 # and outside the kind colours, so it never reads as a value.
 SELECTION_COLOR = "#7b3294"
@@ -162,6 +168,8 @@ class NodeItem(QGraphicsItem):
         # Paint-ready: each line's font, row, text and the row's top; each text's width (where
         # its ink is); the fill's brush, the text's pen and the cells.
         self._placed: list[tuple[QFont, QRectF, str, float]] = []
+        # The title and its width, for the zoomed-out view (measured when it changes).
+        self._overview: tuple[str, float] = ("", 0.0)
         self._widths: list[float] = []
         self._fill_brush = qbrush(self._fill)
         self._text_pen = qpen(self._text_color)
@@ -434,8 +442,11 @@ class NodeItem(QGraphicsItem):
                         painter.fillRect(_rect(part), brush)
                 painter.setRenderHint(ANTIALIASING, antialiased)
         scale = self._text_scale
-        if painter.worldTransform().m11() * FONT_SIZE * scale < LEGIBLE_TEXT_PX:
-            return  # too small to read: the box's fill and its cells say enough
+        zoom = painter.worldTransform().m11()
+        if zoom * FONT_SIZE * scale < LEGIBLE_TEXT_PX:
+            # Too small to read line by line: the title alone, as big as the box holds.
+            self._paint_overview_title(painter, zoom)
+            return
         painter.setPen(self._text_pen)
         if scale != 1.0:
             centre = self._rect.center()
@@ -461,6 +472,50 @@ class NodeItem(QGraphicsItem):
         cells = self._cell_paint
         if cells is not None and overlaps(cells.area, exposed):
             self._paint_cells(painter, cells)
+
+    def _paint_overview_title(self, painter: QPainter, zoom: float) -> None:
+        """The box's first line (its name), grown to fill the box, when that makes it
+        readable at ``zoom``: a graph fitted to the view still says which box is which
+        (``layers.0``, ``MulBackward0``) where its lines of numbers would be a smudge."""
+        grow = self._overview_grow(zoom)
+        if grow == 0.0:
+            return
+        font, _, title, _ = self._placed[0]
+        painter.save()
+        painter.setPen(self._text_pen)
+        painter.setFont(font)
+        centre = self._rect.center()
+        painter.translate(centre)
+        painter.scale(grow, grow)
+        width = self._rect.width() / grow
+        row = QRectF(-width / 2, -LINE_HEIGHT / 2, width, LINE_HEIGHT)
+        painter.drawText(row, ALIGN_CENTER, title)
+        painter.restore()
+
+    def overview_title_pixels(self, zoom: float) -> float:
+        """How tall (in screen pixels) the title alone is drawn at ``zoom``; 0 when it is
+        not (the box's lines are readable there, or even the grown title is not)."""
+        if zoom * FONT_SIZE * self._text_scale >= LEGIBLE_TEXT_PX:
+            return 0.0
+        return zoom * FONT_SIZE * self._overview_grow(zoom)
+
+    def _overview_grow(self, zoom: float) -> float:
+        """How much the title grows to fill the box (0: not drawn at ``zoom``)."""
+        if not self._placed:
+            return 0.0
+        title = self._placed[0][2]
+        if self._overview[0] != title:  # measured once per title, not per paint
+            self._overview = (title, text_advance(FONT_SIZE, title, True))
+        advance = self._overview[1]
+        if advance <= 0.0:
+            return 0.0
+        rect = self._rect
+        grow = min(
+            rect.width() * OVERVIEW_TITLE_FILL / advance,
+            rect.height() * OVERVIEW_TITLE_FILL / LINE_HEIGHT,
+            OVERVIEW_TITLE_MAX_GROW,
+        )
+        return grow if zoom * FONT_SIZE * grow >= OVERVIEW_TITLE_PX else 0.0
 
     def _paint_box(self, painter: QPainter) -> None:
         """The outline when selected, the fill and the border."""

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
 from pytestqt.qtbot import QtBot
 
+from gui.model.drawing.layout import FONT_SIZE
 from gui.model.result import Graph, GraphNode
 from gui.model.session import Session
 from gui.model.views.graph_search import find_nodes, search_status
 from gui.widgets.graph_panel import GraphPanel
+from gui.widgets.node_item import OVERVIEW_TITLE_PX
 from gui.widgets.scene_style import LEGIBLE_TEXT_PX
 from tests.fixtures import show_panel
 
@@ -94,6 +98,41 @@ def dark_pixels(image: QImage, rect: QRectF) -> int:
             if QColor(image.pixel(x, y)).lightness() < 80:
                 count += 1
     return count
+
+
+def _painted(item: Any, zoom: float) -> tuple[QImage, QRectF]:
+    """``item`` painted alone at ``zoom``, and the inside of its box in the image."""
+    box = item.sceneBoundingRect()
+    size = box.size() * zoom
+    image = QImage(int(size.width()) + 4, int(size.height()) + 4, QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.scale(zoom, zoom)
+    painter.translate(-box.topLeft() + QPointF(1, 1))
+    item.paint(painter, None, None)
+    painter.end()
+    inner = QRectF(2 * zoom, 4 * zoom, (box.width() - 4) * zoom, (box.height() - 8) * zoom)
+    return image, inner
+
+
+def test_zoomed_out_a_box_still_shows_its_name(qtbot: QtBot, session: Session) -> None:
+    # Past reading its lines, a box draws its title alone, grown to fill it: a fitted graph
+    # still says which box is which. Smaller still, nothing (a smudge is clutter).
+    panel = show_panel(qtbot, GraphPanel(session), 500, 400)
+    # A box wider than its title: its value line is the widest.
+    session.set_code("x = torch.tensor([2.5, -1.25, 3.5, 0.75], requires_grad=True)\nq = x * 3\n")
+    items = panel.items
+    assert items is not None
+    item = next(i for i in items.nodes.values() if i.kind == "function")
+    zoom = LEGIBLE_TEXT_PX / FONT_SIZE * 0.95  # its lines are too small to read here
+    pixels = item.overview_title_pixels(zoom)
+    assert pixels >= OVERVIEW_TITLE_PX
+    image, inner = _painted(item, zoom)
+    assert dark_pixels(image, inner) > 0
+    tiny = zoom * OVERVIEW_TITLE_PX / pixels * 0.9  # the grown title under 6 px
+    assert item.overview_title_pixels(tiny) == 0.0
+    image, inner = _painted(item, tiny)
+    assert dark_pixels(image, inner) == 0
 
 
 def test_text_too_small_to_read_is_not_drawn(qtbot: QtBot, session: Session) -> None:
