@@ -169,10 +169,20 @@ def _between(order: list[str], inputs: dict[str, list[str]], module: dict[str, P
     """Place functions that use no parameter: the common module of what feeds them and
     of what they feed, when both exist and agree on a non-empty prefix.
 
-    An op between two sibling modules whose downstream one is a block of modules (a
-    transformer layer, not a Linear) goes into that block: it is the block's own work on
-    its input (the residual add of a post-norm layer, the transposes of a batch-first
-    attention), and a chain of such blocks then folds into a clean chain of boxes."""
+    Where that common module holds blocks of modules (a transformer's ``layers``), an op
+    between two blocks goes into one of them, as the block's own work (its ``forward``
+    made it), in this order:
+
+    1. the block it feeds, when everything downstream lies in one block: a post-norm
+       layer's residual add before its ``norm1``;
+    2. the one block found both among its inputs and among its consumers: a pre-norm
+       layer's ``x + attn(norm1(x))``, fed by the layer before and by its own attention,
+       feeding its own ``norm2`` and the next residual add;
+    3. the block it comes from, when everything upstream lies in one block: the reshapes
+       and dropout after a block's last projection, on their way to its residual add.
+
+    So a chain of such blocks folds into a clean chain of boxes, whichever way the layers
+    normalise. Ops are placed in data-flow order, each seeing where its inputs went."""
     blocks = {p[:n] for p in module.values() for n in range(1, len(p))}
     upstream: dict[str, Path] = {}
     for key in order:
@@ -186,24 +196,58 @@ def _between(order: list[str], inputs: dict[str, list[str]], module: dict[str, P
             upstream[key] = seen
     downstream: dict[str, Path] = {}
     consumers_seen: dict[str, Path | None] = {}
+    consumers: dict[str, list[str]] = {}
     for key in reversed(order):
         own = module.get(key) or consumers_seen.get(key)
         if own is not None:
             downstream[key] = own
         for source in inputs[key]:
             consumers_seen[source] = common_path(consumers_seen.get(source), downstream.get(key))
+            consumers.setdefault(source, []).append(key)
     for key in order:
         if key in module:
             continue
         if key not in upstream or key not in downstream:
             continue
+        # What feeds it, as placed so far (an op placed into a block counts as the block).
+        up: Path | None = None
+        for source in inputs[key]:
+            up = common_path(up, module.get(source) or upstream.get(source))
+        up = up if up is not None else upstream[key]
         down = downstream[key]
-        both = common_path(upstream[key], down) or ()
-        block = down[: len(both) + 1]
-        if len(down) > len(both) and block in blocks:
-            module[key] = block
+        both = common_path(up, down) or ()
+        n = len(both) + 1
+        if len(down) >= n and down[:n] in blocks:
+            module[key] = down[:n]
+            continue
+        shared = _shared_block(key, inputs, consumers, module, upstream, downstream, n)
+        if shared is not None and shared[: n - 1] == both:
+            module[key] = shared
+        elif len(up) >= n and up[:n] in blocks:
+            module[key] = up[:n]
         elif both:
             module[key] = both
+
+
+def _shared_block(
+    key: str,
+    inputs: dict[str, list[str]],
+    consumers: dict[str, list[str]],
+    module: dict[str, Path],
+    upstream: dict[str, Path],
+    downstream: dict[str, Path],
+    n: int,
+) -> Path | None:
+    """The one block (a module path ``n`` long) that both an input and a consumer of
+    ``key`` lie in; ``None`` when none or several do."""
+    fed_by = {p[:n] for s in inputs[key] if len(p := module.get(s) or upstream.get(s, ())) >= n}
+    feeds = set()
+    for consumer in consumers.get(key, ()):
+        p = module.get(consumer) or downstream.get(consumer, ())
+        if len(p) >= n:
+            feeds.add(p[:n])
+    shared = fed_by & feeds
+    return shared.pop() if len(shared) == 1 else None
 
 
 def _all_paths(module: dict[str, Path], graph: Graph) -> tuple[Path, ...]:
@@ -308,21 +352,49 @@ def cached_module_tree(graph: Graph) -> ModuleTree:
     return tree
 
 
+# What marks a module's kind: backward ops by the start of their class name, and what a
+# box calls them. Attention is told by a softmax beside batched products.
+_MARKS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("Addmm", "Linear"), "Linear"),
+    (("Convolution", "Conv"), "Conv"),
+    (("MkldnnRnnLayer", "CudnnRnn", "RnnTanh", "RnnRelu", "Lstm", "Gru"), "RNN"),
+    (("Embedding",), "Embedding"),
+    (("NativeLayerNorm", "LayerNorm"), "LayerNorm"),
+    (("NativeBatchNorm", "CudnnBatchNorm", "BatchNorm"), "BatchNorm"),
+)
+_ATTENTION = (("Softmax", "SafeSoftmax"), ("Bmm", "Baddbmm", "Matmul", "ScaledDotProduct"))
+# At most this many kinds in one box's summary (the rest is in the box once expanded).
+_MAX_MARKS = 3
+
+
 def op_summary(members: Iterable[GraphNode]) -> str:
-    """What a module's box says it does: ``"Linear-like"`` for a matrix product with a
-    bias, ``"Conv-like"``..., or the most frequent op class without its ``Backward0``."""
+    """What a module's box says it does: ``"Linear-like"`` for one matrix product with a
+    bias, ``"Conv-like"`` for one convolution; for a block, what it is made of, most
+    telling first (``"attention · Linear ×4 · LayerNorm ×2"``); else the most frequent op
+    class without its ``Backward0``."""
     names = [n.name for n in members if n.kind == "function"]
-    if any(n.startswith(("Addmm", "Linear")) for n in names) or (
-        any(n.startswith(("Mm", "Bmm", "Matmul")) for n in names)
-        and any(n.startswith("Add") for n in names)
-    ):
-        return "Linear-like"
-    if any(n.startswith(("Convolution", "Conv")) for n in names):
-        return "Conv-like"
     if not names:
         return "parameters"
-    counts: dict[str, int] = {}
+    counts = {label: 0 for _, label in _MARKS}
+    for name in names:
+        for starts, label in _MARKS:
+            if name.startswith(starts):
+                counts[label] += 1
+                break
+    if not counts["Linear"] and any(n.startswith(("Mm", "Bmm", "Matmul")) for n in names):
+        counts["Linear"] = int(any(n.startswith("Add") for n in names))  # a bias added apart
+    attention = any(n.startswith(_ATTENTION[0]) for n in names) and any(
+        n.startswith(_ATTENTION[1]) for n in names
+    )
+    marks = [(label, count) for label, count in counts.items() if count]
+    if not attention and len(marks) == 1 and marks[0][1] == 1 and marks[0][0] in ("Linear", "Conv"):
+        return f"{marks[0][0]}-like"
+    parts = ["attention"] if attention else []
+    parts += [label if count == 1 else f"{label} ×{count}" for label, count in marks]
+    if parts:
+        return " · ".join(parts[:_MAX_MARKS])
+    tally: dict[str, int] = {}
     for name in names:
         short = name.removesuffix("Backward0").removesuffix("Backward1")
-        counts[short] = counts.get(short, 0) + 1
-    return max(counts, key=lambda k: counts[k])
+        tally[short] = tally.get(short, 0) + 1
+    return max(tally, key=lambda k: tally[k])

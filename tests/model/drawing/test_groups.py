@@ -119,9 +119,57 @@ def test_repeated_blocks_are_nested_modules_marked_alike() -> None:
     grouping = collapse(graph, tree, frozenset(blocks))
     box = grouping.groups[group_key(("2",))].node
     members = [m for m in tree.members(("2",)) if graph.node(m).kind in ("function", "leaf")]
-    assert box.name == f"Linear-like · {len(members)} nodes · same as 0–3"
+    assert box.name == f"Linear ×2 · {len(members)} nodes · same as 0–3"
     # Four boxes in a chain, x before them, the loss after.
     assert [n.kind for n in grouping.graph.nodes].count("group") == 4
+
+
+def transformer(norm_first: bool) -> RunResult:
+    torch.manual_seed(5)
+    layer = nn.TransformerEncoderLayer(
+        d_model=8, nhead=2, dim_feedforward=16, batch_first=True, norm_first=norm_first
+    )
+    model = nn.TransformerEncoder(layer, num_layers=3, enable_nested_tensor=False)
+    return explored(model, torch.randn(2, 3, 8))
+
+
+def test_a_transformers_layers_fold_into_a_chain_whichever_way_they_normalise() -> None:
+    # Post-norm: x = norm1(x + attn(x)); pre-norm (GPT's): x = x + attn(norm1(x)). The
+    # residual adds, reshapes and dropouts between layers are each layer's own work.
+    for norm_first in (False, True):
+        result = transformer(norm_first)
+        graph = result.graph
+        assert graph is not None
+        tree = module_tree(graph)
+        layers = [("layers", str(i)) for i in range(3)]
+        functions = [n for n in graph.nodes if n.kind == "function"]
+        stray = [n.name for n in functions if tree.module.get(n.key) == ("layers",)]
+        assert stray == [], (norm_first, stray)
+        # What the last layer's output feeds lies outside (pre-norm's last residual add
+        # too: nothing in the graph says where the module call ended).
+        outside = [n for n in functions if n.key not in tree.module]
+        assert {n.name for n in outside} <= {
+            "PowBackward0",
+            "MeanBackward0",
+            "AddBackward0",
+            "MulBackward0",
+            "ViewBackward0",
+        }
+        assert len(outside) <= 5
+        grouping = collapse(graph, tree, frozenset(layers))
+        boxes = [n for n in grouping.graph.nodes if n.kind == "group"]
+        assert len(boxes) == 3
+        assert all(b.name.startswith("attention · Linear ×") for b in boxes), boxes[0].name
+        assert all("LayerNorm ×2" in b.name for b in boxes)
+        # The boxes form a chain: each layer's box feeds the next one's, and nothing else
+        # between them.
+        keys = {group_key(p): i for i, p in enumerate(layers)}
+        links = {
+            (keys[e.source], keys[e.target])
+            for e in grouping.graph.edges
+            if e.source in keys and e.target in keys and e.kind == "data"
+        }
+        assert links == {(0, 1), (1, 2)}
 
 
 def test_collapsing_a_parent_hides_its_children_and_expanding_keeps_their_state() -> None:
