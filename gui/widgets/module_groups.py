@@ -18,8 +18,8 @@ from PySide6.QtGui import QAction, QContextMenuEvent, QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import QMenu, QToolBar, QToolButton
 
 from gui.model.drawing.collapse import GROUP_PREFIX, box_count
-from gui.model.drawing.groups import Path, path_text
 from gui.model.drawing.layout import GROUP_MARK, LINE_HEIGHT, text_top
+from gui.model.drawing.module_paths import Path, path_text
 from gui.model.session import Session
 from gui.model.tensor_format import text_width
 from gui.widgets.graph_view import GraphView

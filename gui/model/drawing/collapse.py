@@ -21,7 +21,8 @@ import logging
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 
-from gui.model.drawing.groups import ModuleTree, Path, cached_module_tree, op_summary, path_text
+from gui.model.drawing.groups import ModuleTree, cached_module_tree, op_summary
+from gui.model.drawing.module_paths import Path, path_text
 from gui.model.result import (
     Graph,
     GraphEdge,

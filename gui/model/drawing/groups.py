@@ -6,9 +6,10 @@ parameters this module places every other box:
 
 - a function that uses parameters directly, or through parameter-only nodes (the
   ``TBackward0`` of a weight), belongs to the longest common module of those parameters;
-- a function that uses none (a ReLU) lies between modules: it takes the common module of
-  the modules feeding it *and* of the modules it feeds, when both sides have one (so the
-  loss after the model, fed by the model but feeding none, stays outside every module);
+- a function that uses none (a ReLU, a residual add) lies between modules: it goes where
+  the modules around it agree, or into the block whose own work it is (a transformer
+  layer's residual adds, pre- or post-norm), or stays outside (the loss after a model):
+  :mod:`.between`;
 - saved tensors and constants go with the function that owns them.
 
 A graph without module names (plain code) may still be an unrolled loop: its steps
@@ -22,57 +23,14 @@ tree into boxes.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import OrderedDict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from gui.model.drawing.between import place_between
 from gui.model.drawing.loop_steps import loop_steps
+from gui.model.drawing.module_paths import Path, common_path, module_of_name
 from gui.model.result import Graph, GraphNode
-
-Path = tuple[str, ...]
-
-# Module paths deeper than this are cut here: a hostile name with 10,000 dots would
-# otherwise make a menu entry and a comparison per level. No real model nests this deep.
-MAX_DEPTH = 16
-# Longest module path text a box or a menu shows (the rest is elided in the middle).
-MAX_PATH_CHARS = 60
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
-
-
-def module_of_name(name: str | None) -> Path | None:
-    """The module a parameter called ``name`` belongs to: ``("model", "0")`` for
-    ``"model.0.weight"``; ``None`` for a name without a dot (a plain variable)."""
-    if not name or "." not in name:
-        return None
-    parts = tuple(name.split("."))[:-1]
-    return parts[:MAX_DEPTH] if parts else None
-
-
-def common_path(a: Path | None, b: Path | None) -> Path | None:
-    """The longest common prefix of two module paths (``None`` stands for "unknown" and
-    gives way to the other)."""
-    if a is None:
-        return b
-    if b is None or a == b:
-        return a
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return a[:n]
-
-
-def path_text(path: Path) -> str:
-    """A module path as the user wrote it (``model.0``), on one line (``add_module`` takes
-    any string: control characters and line breaks become spaces), elided in the middle
-    when long."""
-    text = _CONTROL.sub(" ", ".".join(path))
-    if len(text) <= MAX_PATH_CHARS:
-        return text
-    half = (MAX_PATH_CHARS - 1) // 2
-    return f"{text[:half]}…{text[-half:]}"
 
 
 @dataclass(frozen=True)
@@ -158,96 +116,11 @@ def _assign(graph: Graph, order: list[str], inputs: dict[str, list[str]]) -> dic
             # is the module's output, which its consumers must not count as a parameter.
             if len(inputs[key]) == 1:
                 param_only.add(key)
-    _between(order, inputs, module)
+    place_between(order, inputs, module)
     for node in graph.nodes:
         if node.owner is not None and node.owner in module:
             module[node.key] = module[node.owner]
     return module
-
-
-def _between(order: list[str], inputs: dict[str, list[str]], module: dict[str, Path]) -> None:
-    """Place functions that use no parameter: the common module of what feeds them and
-    of what they feed, when both exist and agree on a non-empty prefix.
-
-    Where that common module holds blocks of modules (a transformer's ``layers``), an op
-    between two blocks goes into one of them, as the block's own work (its ``forward``
-    made it), in this order:
-
-    1. the block it feeds, when everything downstream lies in one block: a post-norm
-       layer's residual add before its ``norm1``;
-    2. the one block found both among its inputs and among its consumers: a pre-norm
-       layer's ``x + attn(norm1(x))``, fed by the layer before and by its own attention,
-       feeding its own ``norm2`` and the next residual add;
-    3. the block it comes from, when everything upstream lies in one block: the reshapes
-       and dropout after a block's last projection, on their way to its residual add.
-
-    So a chain of such blocks folds into a clean chain of boxes, whichever way the layers
-    normalise. Ops are placed in data-flow order, each seeing where its inputs went."""
-    blocks = {p[:n] for p in module.values() for n in range(1, len(p))}
-    upstream: dict[str, Path] = {}
-    for key in order:
-        if key in module:
-            upstream[key] = module[key]
-            continue
-        seen: Path | None = None
-        for source in inputs[key]:
-            seen = common_path(seen, upstream.get(source))
-        if seen is not None:  # an empty path (inputs from different modules) blocks too
-            upstream[key] = seen
-    downstream: dict[str, Path] = {}
-    consumers_seen: dict[str, Path | None] = {}
-    consumers: dict[str, list[str]] = {}
-    for key in reversed(order):
-        own = module.get(key) or consumers_seen.get(key)
-        if own is not None:
-            downstream[key] = own
-        for source in inputs[key]:
-            consumers_seen[source] = common_path(consumers_seen.get(source), downstream.get(key))
-            consumers.setdefault(source, []).append(key)
-    for key in order:
-        if key in module:
-            continue
-        if key not in upstream or key not in downstream:
-            continue
-        # What feeds it, as placed so far (an op placed into a block counts as the block).
-        up: Path | None = None
-        for source in inputs[key]:
-            up = common_path(up, module.get(source) or upstream.get(source))
-        up = up if up is not None else upstream[key]
-        down = downstream[key]
-        both = common_path(up, down) or ()
-        n = len(both) + 1
-        if len(down) >= n and down[:n] in blocks:
-            module[key] = down[:n]
-            continue
-        shared = _shared_block(key, inputs, consumers, module, upstream, downstream, n)
-        if shared is not None and shared[: n - 1] == both:
-            module[key] = shared
-        elif len(up) >= n and up[:n] in blocks:
-            module[key] = up[:n]
-        elif both:
-            module[key] = both
-
-
-def _shared_block(
-    key: str,
-    inputs: dict[str, list[str]],
-    consumers: dict[str, list[str]],
-    module: dict[str, Path],
-    upstream: dict[str, Path],
-    downstream: dict[str, Path],
-    n: int,
-) -> Path | None:
-    """The one block (a module path ``n`` long) that both an input and a consumer of
-    ``key`` lie in; ``None`` when none or several do."""
-    fed_by = {p[:n] for s in inputs[key] if len(p := module.get(s) or upstream.get(s, ())) >= n}
-    feeds = set()
-    for consumer in consumers.get(key, ()):
-        p = module.get(consumer) or downstream.get(consumer, ())
-        if len(p) >= n:
-            feeds.add(p[:n])
-    shared = fed_by & feeds
-    return shared.pop() if len(shared) == 1 else None
 
 
 def _all_paths(module: dict[str, Path], graph: Graph) -> tuple[Path, ...]:
@@ -362,7 +235,14 @@ _MARKS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("NativeLayerNorm", "LayerNorm"), "LayerNorm"),
     (("NativeBatchNorm", "CudnnBatchNorm", "BatchNorm"), "BatchNorm"),
 )
-_ATTENTION = (("Softmax", "SafeSoftmax"), ("Bmm", "Baddbmm", "Matmul", "ScaledDotProduct"))
+_ATTENTION = (("Softmax", "SafeSoftmax"), ("Bmm", "Baddbmm", "Matmul", "Mm", "Mul"))
+# torch's fused attention (F.scaled_dot_product_attention, nn.MultiheadAttention's fast path).
+_FUSED_ATTENTION = (
+    "ScaledDotProduct",
+    "_ScaledDotProduct",
+    "_EfficientAttention",
+    "_FlashAttention",
+)
 # At most this many kinds in one box's summary (the rest is in the box once expanded).
 _MAX_MARKS = 3
 
@@ -383,8 +263,9 @@ def op_summary(members: Iterable[GraphNode]) -> str:
                 break
     if not counts["Linear"] and any(n.startswith(("Mm", "Bmm", "Matmul")) for n in names):
         counts["Linear"] = int(any(n.startswith("Add") for n in names))  # a bias added apart
-    attention = any(n.startswith(_ATTENTION[0]) for n in names) and any(
-        n.startswith(_ATTENTION[1]) for n in names
+    attention = any(n.startswith(_FUSED_ATTENTION) for n in names) or (
+        any(n.startswith(_ATTENTION[0]) for n in names)
+        and any(n.startswith(_ATTENTION[1]) for n in names)
     )
     marks = [(label, count) for label, count in counts.items() if count]
     if not attention and len(marks) == 1 and marks[0][1] == 1 and marks[0][0] in ("Linear", "Conv"):

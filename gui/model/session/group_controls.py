@@ -24,7 +24,8 @@ from gui.model.drawing.collapse import (
     depth_collapsed,
     group_key,
 )
-from gui.model.drawing.groups import ModuleTree, Path
+from gui.model.drawing.groups import ModuleTree
+from gui.model.drawing.module_paths import Path
 
 if TYPE_CHECKING:
     from gui.model.session.computed import Computed

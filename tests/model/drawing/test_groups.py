@@ -27,8 +27,9 @@ from gui.model.drawing.collapse import (
     group_key,
     group_view,
 )
-from gui.model.drawing.groups import MAX_DEPTH, MAX_PATH_CHARS, module_tree, path_text
+from gui.model.drawing.groups import module_tree
 from gui.model.drawing.layout import node_lines
+from gui.model.drawing.module_paths import MAX_DEPTH, MAX_PATH_CHARS, path_text
 from gui.model.drawing.paint import edge_gradient, node_gradient
 from gui.model.engine.live import LiveGraph
 from gui.model.engine.live_names import named_sources
@@ -170,6 +171,68 @@ def test_a_transformers_layers_fold_into_a_chain_whichever_way_they_normalise() 
             if e.source in keys and e.target in keys and e.kind == "data"
         }
         assert links == {(0, 1), (1, 2)}
+
+
+class GptBlock(nn.Module):
+    """nanoGPT's block, as its author writes it: own attention and MLP modules, pre-norm."""
+
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        self.ln_1, self.ln_2 = nn.LayerNorm(width), nn.LayerNorm(width)
+        self.c_attn, self.c_proj = nn.Linear(width, 3 * width), nn.Linear(width, width)
+        self.mlp = nn.Sequential(
+            nn.Linear(width, 2 * width), nn.GELU(), nn.Linear(2 * width, width)
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        q, k, v = self.c_attn(self.ln_1(x)).chunk(3, dim=-1)
+        att = torch.softmax(q @ k.transpose(-2, -1) / 2.0, dim=-1)
+        x = x + self.c_proj(att @ v)
+        return x + self.mlp(self.ln_2(x))
+
+
+class Gpt(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.wte, self.wpe = nn.Embedding(7, 4), nn.Embedding(3, 4)
+        self.h = nn.ModuleList(GptBlock(4) for _ in range(3))
+        self.ln_f = nn.LayerNorm(4)
+        self.lm_head = nn.Linear(4, 7, bias=False)
+        self.wte.weight = self.lm_head.weight  # tied, as GPT-2's
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1]))
+        for block in self.h:
+            x = block(x)
+        return self.lm_head(self.ln_f(x))
+
+
+def test_gpt_blocks_fold_into_alike_boxes_with_their_residual_adds() -> None:
+    torch.manual_seed(2)
+    model = Gpt()
+    logits = model(torch.tensor([[1, 2, 3], [4, 5, 6]]))
+    loss = nn.functional.cross_entropy(logits.view(-1, 7), torch.tensor([2, 3, 4, 5, 6, 0]))
+    result = LiveGraph(loss, "loss", named_sources(None, model, None)).run(
+        RunRequest(Program(code="# explored"))
+    )
+    graph = result.graph
+    assert graph is not None
+    tree = module_tree(graph)
+    blocks = [("h", str(i)) for i in range(3)]
+    # Every residual add lies in its block; only the embeddings' sum (before any block)
+    # lies in the list of blocks itself.
+    in_list = [graph.node(k).name for k, p in tree.module.items() if p == ("h",)]
+    assert in_list == ["AddBackward0"]
+    adds = [
+        k for k, p in tree.module.items() if p in blocks and graph.node(k).name == "AddBackward0"
+    ]
+    assert len(adds) == 6  # two residual adds per block
+    assert tree.repeats[("h", "1")] == tuple(blocks)
+    grouping = collapse(graph, tree, frozenset(blocks))
+    boxes = [n.name for n in grouping.graph.nodes if n.kind == "group"]
+    assert len(boxes) == 3 and all(
+        b.startswith("attention · Linear ×4 · LayerNorm ×2") for b in boxes
+    )
 
 
 def test_collapsing_a_parent_hides_its_children_and_expanding_keeps_their_state() -> None:
@@ -367,6 +430,7 @@ def test_a_big_models_export_without_a_window_is_drawn_collapsed(tmp_path: Path)
     assert outside == {"PowBackward0", "MeanBackward0"}
     names = {n.label: n.name for n in boxes}
     assert names["layers.7"].endswith("same as layers.1–11")
+    assert names["layers.7"].startswith("attention · Linear")  # torch's fused attention
     assert "same" not in names["layers.0"]  # its input needs no gradient: one edge fewer
     svg = write_export(result, "# script\n", tmp_path, drawn=drawn)
     texts = " ".join(t.text or "" for t in ET.fromstring(svg).iter() if t.tag.endswith("text"))
