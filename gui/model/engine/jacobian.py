@@ -107,11 +107,20 @@ def compute_jacobians(
                 allow_unused=True,
             )
             for name, g, leaf in zip(names, grads, inputs, strict=True):
-                row = torch.zeros(leaf.numel(), dtype=leaf.dtype) if g is None else g.reshape(-1)
+                if g is None:
+                    row = torch.zeros(leaf.numel(), dtype=leaf.dtype)
+                else:
+                    row = dense(g).reshape(-1)
                 rows[name].append(row.detach())
     except RuntimeError as exc:
         return {}, not_differentiable_again(exc)
     return {name: torch.stack(r) for name, r in rows.items()}, None
+
+
+def dense(t: torch.Tensor) -> torch.Tensor:
+    """``t`` with its numbers in one strided block: ``nn.Embedding(sparse=True)`` makes a
+    sparse ``.grad`` (and gradients), which cannot be reshaped or listed as they are."""
+    return t if t.layout == torch.strided else t.to_dense()
 
 
 def not_differentiable_again(exc: RuntimeError) -> str:
@@ -162,7 +171,8 @@ def vjp_checks(
             matches = bool(torch.all(vjp == 0))
             diff = None
         else:
-            delta = (contribution.detach().reshape(-1).to(torch.float64) - vjp).abs()
+            contribution = dense(contribution.detach())
+            delta = (contribution.reshape(-1).to(torch.float64) - vjp).abs()
             diff = float(delta.max()) if delta.numel() else 0.0
             scale = max(1.0, float(vjp.abs().max()) if vjp.numel() else 1.0)
             matches = diff <= TOLERANCE * scale
