@@ -82,6 +82,20 @@ def explain_crash(detail: str) -> Explanation:
     return explain_engine_crash(detail)
 
 
+def explain_refused_answer(exc: Exception) -> Explanation:
+    """The engine answered, but the window's reader (:mod:`gui.model.wire`) refused what
+    the answer held: the program is not at fault, and the engine was replaced."""
+    return Explanation(
+        kind="engine-crashed",
+        message=f"The window refused the engine's answer: {exc}.",
+        explanation="The engine ran your code, but its answer held something the window "
+        "does not read, so the window stopped that engine and started a fresh one. This is "
+        "a gap in Autograd Explorer, not a mistake in your code.",
+        fix="Please report it with your code. To go on, change the line that makes the "
+        "unusual value the message names.",
+    )
+
+
 # The child's main module, named rather than imported: the GUI process never loads the
 # engine package (nor torch); only the child does.
 ENGINE_WORKER = "gui.model.engine.worker"
@@ -204,12 +218,17 @@ class EngineProcess:
                     assert self._control is not None
                     self._control.send(StopJob(job.run_id))
                     answer = self._answer(job, time.monotonic() + STOP_MARGIN_SECONDS)
-            except (EOFError, OSError, pickle.UnpicklingError, AttributeError, TypeError):
+            except (EOFError, OSError):
                 self._kill()
                 return failed_result(
                     explain_crash("The engine process ended unexpectedly."),
                     seed=seed,
                 )
+            except (pickle.UnpicklingError, AttributeError, TypeError) as exc:
+                # The answer came but the window's reader refused it: said as it is (a
+                # value the reader does not take yet is a bug to report, not a crash).
+                self._kill()
+                return failed_result(explain_refused_answer(exc), seed=seed)
             if answer is not None:
                 return answer.result
             elapsed = time.monotonic() - started

@@ -96,3 +96,29 @@ def test_an_engine_that_cannot_load_torch_says_so_in_one_line(
     message = parent.recv()
     assert isinstance(message, str) and message.startswith("the engine could not start")
     assert "\n" not in message
+
+
+def test_an_answer_the_window_refuses_is_said_as_such_and_the_engine_recovers(
+    engine_process: EngineProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pickle
+
+    import gui.model.engine_process as module
+
+    real_loads = module.wire.loads
+
+    def refusing(data: bytes) -> object:
+        message = real_loads(data)
+        if isinstance(message, module.Answer):
+            raise pickle.UnpicklingError("the engine sent builtins.frozenset")
+        return message
+
+    monkeypatch.setattr(module.wire, "loads", refusing)
+    refused = engine_process.run(RunRequest(Program(code=OK)))
+    assert refused.error is not None and refused.error.kind == "engine-crashed"
+    assert refused.error.message.startswith("The window refused the engine's answer")
+    assert "builtins.frozenset" in refused.error.message
+    assert "not a mistake in your code" in refused.error.explanation
+    monkeypatch.setattr(module.wire, "loads", real_loads)
+    again = engine_process.run(RunRequest(Program(code=OK)))
+    assert again.error is None
