@@ -95,6 +95,11 @@ class _MessageUnpickler(pickle.Unpickler):
             return functools.partial(_graph_from_columns, reading=self._reading)
         if (module, name) == _STEP_COLUMNS and result in self._reading.modules:
             return functools.partial(_step_from_columns, reading=self._reading)
+        if (module, name) == ("builtins", "complex"):
+            # A complex number (a complex tensor's values): pickle makes it by calling
+            # complex(real, imag), which makes only a number (a string it parses, bounded
+            # by the message's size; anything else is a TypeError, a refused answer).
+            return complex
         if (module, name) in (("_pickle", "loads"), ("pickle", "loads")):
             # The child sends a result it already pickled (to measure it) as the call
             # ``loads(those bytes)``: read them the same careful way.

@@ -24,7 +24,13 @@ from PySide6.QtWidgets import (
 from gui.model.drawing.colors import LEAF_BORDER, LEAF_FILL
 from gui.model.result import FULL_VALUES_LIMIT, TensorData
 from gui.model.session import InputRange, Session, Snapshot
-from gui.model.tensor_format import WIDEST_NUMBER, format_number, format_shape, format_summary
+from gui.model.tensor_format import (
+    WIDEST_NUMBER,
+    format_number,
+    format_shape,
+    format_summary,
+    format_tensor,
+)
 from gui.model.views.inputs import flat_numbers, grad_text
 from gui.widgets.elided_label import ElidedLabel
 from gui.widgets.qt_text import follow_application_font, plain_label, set_tooltip
@@ -89,6 +95,16 @@ class LeafGroup(QFrame):
             note = (
                 f"{format_summary(data)}\nToo large to edit here: {data.numel} elements "
                 f"(up to {FULL_VALUES_LIMIT} can be edited)."
+            )
+            self.note = plain_label(note)
+            self.note.setWordWrap(True)
+            layout.addWidget(self.note)
+            return
+        if data.dtype.startswith("complex"):
+            # A slider moves along one real line: a complex number is edited in the code.
+            note = (
+                f"{name} = {format_tensor(data)}\nComplex numbers: change them in the code "
+                "(a slider edits one real number)."
             )
             self.note = plain_label(note)
             self.note.setWordWrap(True)
