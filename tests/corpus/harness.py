@@ -22,6 +22,7 @@ import contextlib
 import io
 import random
 import re
+import tempfile
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,7 +105,13 @@ def run_plain(code: str) -> PlainRun:
     np.random.seed(DEFAULT_SEED % 2**32)  # as the engine seeds numpy's global generator
     error: BaseException | None = None
     try:
-        with contextlib.redirect_stdout(out), _quiet():
+        # In a folder of its own: a refused snippet (torch.save, open) really writes here.
+        with (
+            tempfile.TemporaryDirectory() as folder,
+            contextlib.chdir(folder),
+            contextlib.redirect_stdout(out),
+            _quiet(),
+        ):
             exec(compile(code, "<plain>", "exec"), namespace)
     except Exception as exc:
         error = exc
