@@ -4,8 +4,14 @@ Pure Python (no torch, no Qt): the engine's child explains exceptions as they ha
 the GUI process explains code it refuses and describes nodes for the details pane.
 
 - :mod:`.messages`: the lookup (``explain_exception``, ``explain_refusal``...);
-- :mod:`.torch_rules`, :mod:`.python_rules`: the catalogue of known messages;
+- :mod:`.torch_rules`, :mod:`.autograd_rules`, :mod:`.python_rules`: the catalogue of
+  known messages;
 - :mod:`.source`: reading the learner's line (shapes, literals) for the advice;
+- :mod:`.graph_cuts`, :mod:`.grad_switches`, :mod:`.backward_history`,
+  :mod:`.inplace_sites`, :mod:`.dtype_hints`:
+  reading the learner's whole program to name the statement behind an autograd error (the
+  ``.detach()`` that cut the graph, the earlier backward that freed it, the ``+=`` that
+  changed a saved tensor);
 - :mod:`.local_rules`: what one backward node computes, with the numbers plugged in.
 """
 

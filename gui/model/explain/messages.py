@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from gui.model.explain.autograd_rules import AUTOGRAD_RULES, AUTOGRAD_WARNING_RULES
 from gui.model.explain.python_rules import PYTHON_RULES, RUNAWAY_TEXT
 from gui.model.explain.torch_rules import TORCH_RULES, WARNING_RULES, Advice, ErrorContext, Rule
 from gui.model.result import Explanation
@@ -23,7 +24,8 @@ from gui.model.result import Explanation
 RUNAWAY_REASONS: frozenset[str] = frozenset(RUNAWAY_TEXT)
 
 # First match wins: torch's messages first, then Python's errors (mostly matched by class alone).
-EXCEPTION_RULES: tuple[Rule, ...] = (*TORCH_RULES, *PYTHON_RULES)
+EXCEPTION_RULES: tuple[Rule, ...] = (*TORCH_RULES, *AUTOGRAD_RULES, *PYTHON_RULES)
+ALL_WARNING_RULES: tuple[Rule, ...] = (*WARNING_RULES, *AUTOGRAD_WARNING_RULES)
 
 # A shared default instead of a call in the signature (ErrorContext is frozen, so sharing is safe).
 _NO_CONTEXT = ErrorContext()
@@ -144,7 +146,7 @@ def explain_warning(
         ``severity="warning"``; ``kind`` is ``"non-leaf-grad"``, ``"scalar-conversion"`` or
         ``"other-warning"``.
     """
-    hit = _lookup(WARNING_RULES, category, message, context, line)
+    hit = _lookup(ALL_WARNING_RULES, category, message, context, line)
     if hit is None:
         hit = (
             "other-warning",

@@ -171,18 +171,28 @@ def zero_dim_subscript(source: str | None) -> tuple[str, str] | None:
 _LIBRARY_NAMES = frozenset({"torch", "F", "nn", "np", "numpy", "functional", "init"})
 
 
+def _dotted(node: ast.expr) -> str | None:
+    """``a.b.c`` as text when ``node`` is a plain name or a chain of attributes on one."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
 def attribute_receiver(source: str | None, attrs: tuple[str, ...]) -> str | None:
-    """The name in ``name.attr`` / ``name.attr()`` / ``float(name)`` for the first of ``attrs``."""
+    """The name in ``name.attr`` / ``name.attr()`` / ``float(name)`` for the first of ``attrs``
+    (a dotted name too: ``model.fc.weight`` in ``model.fc.weight.grad``)."""
     tree = line_tree(source)
     if tree is None:
         return None
     for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Attribute)
-            and node.attr in attrs
-            and isinstance(node.value, ast.Name)
-        ):
-            return node.value.id
+        if isinstance(node, ast.Attribute) and node.attr in attrs:
+            dotted = _dotted(node.value)
+            if dotted is not None and dotted.split(".")[0] not in _LIBRARY_NAMES:
+                return dotted
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)
@@ -318,9 +328,15 @@ class Made:
 
 def assignments(program: str | None, name: str) -> list[Made]:
     """Every statement that binds ``name`` (anywhere: top level, loops, function bodies)."""
+    return list(_assignments(program, name))
+
+
+@functools.lru_cache(maxsize=1024)
+def _assignments(program: str | None, name: str) -> tuple[Made, ...]:
+    # Cached: the advice walks a loss's history back through many names, each asking here.
     tree = program_tree(program)
     if tree is None:
-        return []
+        return ()
     found = []
     for node in ast.walk(tree):
         targets: list[ast.expr] = []
@@ -339,7 +355,7 @@ def assignments(program: str | None, name: str) -> list[Made]:
                 value = None  # `out, hidden = rnn(x, hidden)`: not hidden's whole value
             assert isinstance(node, ast.stmt)
             found.append(Made(name, node.lineno, segment(program, node), value, node))
-    return sorted(found, key=lambda m: m.line)
+    return tuple(sorted(found, key=lambda m: m.line))
 
 
 def made_before(program: str | None, name: str, line: int | None) -> Made | None:
@@ -573,3 +589,51 @@ def list_attributes(program: str | None) -> list[tuple[str, int, str]]:
         ):
             found.append((f"self.{target.attr}", node.lineno, segment(program, node)))
     return found
+
+
+def tensor_attributes(program: str | None) -> list[tuple[str, int, str, str]]:
+    """``self.w = torch.randn(3, requires_grad=True)`` in the program's classes: a raw tensor
+    an ``nn.Module`` does not register. The attribute, its line, the statement and the value,
+    as written."""
+    tree = program_tree(program)
+    if tree is None:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        target, value = node.targets[0], node.value
+        root = value
+        while isinstance(root, ast.Call | ast.Attribute):
+            root = root.func if isinstance(root, ast.Call) else root.value
+        if (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == "self"
+            and isinstance(value, ast.Call)
+            and isinstance(root, ast.Name)
+            and root.id == "torch"
+            and "Parameter" not in segment(program, value)
+        ):
+            written = segment(program, value)
+            found.append((f"self.{target.attr}", node.lineno, segment(program, node), written))
+    return found
+
+
+def rebound_update(program: str | None, name: str) -> Made | None:
+    """``w = w - lr * w.grad``: a gradient step written as a new tensor under the leaf's name,
+    which makes ``w`` a computed (non-leaf) tensor whose ``.grad`` stays None."""
+    for made in assignments(program, name):
+        value = made.value
+        if value is None or isinstance(made.node, ast.AugAssign):
+            continue
+        reads_grad = any(
+            isinstance(n, ast.Attribute)
+            and n.attr == "grad"
+            and isinstance(n.value, ast.Name)
+            and n.value.id == name
+            for n in ast.walk(value)
+        )
+        if reads_grad:
+            return made
+    return None

@@ -17,10 +17,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gui.model.explain.backward_history import (
+    accumulated,
+    earlier_backwards,
+    grad_subject,
+    why_freed,
+)
+from gui.model.explain.dtype_hints import float32_statement, integer_leaf
+from gui.model.explain.graph_cuts import find_cut, history
+from gui.model.explain.inplace_sites import guilty_site, inplace_story
 from gui.model.explain.source import (
     TORCH_SIZE,
     BackwardCall,
     Shape,
+    assignments,
     attribute_receiver,
     backward_call,
     broadcasts_to,
@@ -42,10 +52,12 @@ from gui.model.explain.source import (
     operand,
     ordinal,
     parse_shape,
+    rebound_update,
     receiver_text,
     render,
     reshape,
     shape_text,
+    tensor_attributes,
     tensor_literal,
     tensor_operand,
     zero_dim_subscript,
@@ -138,17 +150,38 @@ def subject(found: Found, default: str = "y") -> str:
     call = backward_call(found.context.source_line)
     if call is not None and call.receiver:
         return call.receiver
-    return default
+    written = receiver_text(found.context.source_line, ("backward",))
+    return grad_subject(found.context.source_line) or written or default
 
 
 # ---------------------------------------------------------------------------------------------
 # Builders, one per kind. Each returns 1-3 sentences of explanation and one concrete fix.
 
 
+def _grad_call_text(source: str | None) -> str | None:
+    """The ``torch.autograd.grad(...)`` call on the line, as written."""
+    tree = line_tree(source)
+    text = (source or "").strip()
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "grad":
+            return ast.get_source_segment(text, node) or ast.unparse(node)
+    return None
+
+
 def _non_scalar(f: Found) -> Advice:
     n = subject(f)
     shape = f.context.tensor_shape
     what = f"`{n}` has shape {shape_text(shape)}" if shape else f"`{n}` holds several numbers"
+    grads = _grad_call_text(f.context.source_line)
+    if grads is not None and backward_call(f.context.source_line) is None:
+        return Advice(
+            "`torch.autograd.grad(outputs, inputs)` with no `grad_outputs` starts from one "
+            f"number, like `backward()`. {what}, so autograd needs to be told how much each "
+            "element matters: the vector v in `Jᵀv`.",
+            f"Pass one weight per element: `{grads[:-1]}, grad_outputs=torch.ones_like({n}))` "
+            f"(for an elementwise function that gives each point's own derivative), or "
+            f"differentiate `{n}.sum()`.",
+        )
     return Advice(
         "`backward()` with no argument means `backward(1)`: it starts from one number and asks "
         f"how each input changes it. {what}, so autograd needs to be told how much each element "
@@ -168,14 +201,24 @@ def _complex_backward(f: Found) -> Advice:
     )
 
 
+def _detached(program: str | None, name: str) -> str:
+    """``h = h.detach()``, or one by one for a state made as a tuple (an LSTM's ``(h, c)``)."""
+    if any(isinstance(m.value, ast.Tuple) for m in assignments(program, name)):
+        return f"`{name} = tuple(s.detach() for s in {name})`"
+    return f"`{name} = {name}.detach()`"
+
+
 def _backward_twice(f: Found) -> Advice:
     n = subject(f)
     carried = None
     if f.line is not None and "_saved" not in (f.context.source_line or ""):
         carried = carried_in_loop(f.context.program, f.line, frozenset({n}))
+        total = accumulated(f.context.program, n, f.line)
+        if total is not None:  # the loss itself carried over: a running total
+            return Advice(*total)
     if carried is not None:
         names = " and ".join(f"`{c}`" for c in carried.names)
-        detach = " and ".join(f"`{c} = {c}.detach()`" for c in carried.names)
+        detach = " and ".join(_detached(f.context.program, c) for c in carried.names)
         return Advice(
             f"{names} {'is' if len(carried.names) == 1 else 'are'} carried from one pass of "
             f"the loop to the next (line {carried.line}: `{carried.text}`), so this pass's "
@@ -187,6 +230,11 @@ def _backward_twice(f: Found) -> Advice:
             "by one). `retain_graph=True` would instead keep every earlier pass's graph and "
             "backpropagate through all of them each time.",
         )
+    story = None
+    if "_saved" not in (f.context.source_line or ""):
+        story = why_freed(f.context.program, n, f.line)
+    if story is not None:
+        return Advice(*story)
     if "_saved" in (f.context.source_line or ""):
         # Same message, other cause: reading node._saved_self after the graph was freed.
         what = "the saved values you are reading (`_saved_...`) are gone."
@@ -204,6 +252,15 @@ def _gradient_shape(f: Found) -> Advice:
     n = subject(f)
     given = parse_shape(f.group("given")) if f.match else (f.context.gradient_shape or ())
     out = parse_shape(f.group("out")) if f.match else (f.context.tensor_shape or ())
+    grads = _grad_call_text(f.context.source_line)
+    if grads is not None and backward_call(f.context.source_line) is None and numel(out):
+        return Advice(
+            "`grad_outputs` of `torch.autograd.grad` gives one weight per output element, so it "
+            f"must have exactly the shape of `{n}`, {shape_text(out)}; you passed "
+            f"{shape_text(given)}.",
+            f"Give it `{n}`'s shape: `grad_outputs=torch.ones_like({n})` when every element "
+            f"counts equally, or reshape yours with `.reshape({n}.shape)`.",
+        )
     call = backward_call(f.context.source_line) or BackwardCall(None, None, None, ())
     arg = call.gradient_text or "v"
     literal = list_literal(call.gradient)
@@ -230,7 +287,7 @@ def _gradient_shape(f: Found) -> Advice:
             options.append(f"`{call.with_gradient(n, f'{arg}.reshape({n}.shape)')}`")
         return Advice(
             base + "Old PyTorch (0.x tutorials) reshaped it for you; today's PyTorch does not.",
-            f"Give it {n}'s shape: {' or '.join(options)}; {ones}",
+            f"Give it `{n}`'s shape: {' or '.join(options)}; {ones}",
         )
     if broadcasts_to(given, out):
         rows = len(given) == 1 and len(out) == 2
@@ -289,6 +346,12 @@ def _saved_modified(f: Found) -> Advice:
     versions = ""
     if f.group("version"):
         versions = f" (its version counter went from {f.group('expected')} to {f.group('version')})"
+    found = guilty_site(f.context.program, f.line, f.group("op"))
+    if found is not None:
+        site, made = found
+        losses = [b.receiver for b in earlier_backwards(f.context.program, site.line)]
+        losses = list(dict.fromkeys([*losses[-1:], subject(f, "loss2")]))
+        return Advice(*inplace_story(site, made, shape, origin, f.where, losses))
     return Advice(
         f"A tensor{shape}{origin} was saved during the forward pass because a gradient needs "
         f"its value, then changed in place{versions}. Autograd refuses to compute a derivative "
@@ -299,16 +362,36 @@ def _saved_modified(f: Found) -> Advice:
 
 
 def _integer_grad(f: Found) -> Advice:
+    why = (
+        "Gradients are rates of change, which only exist for real (floating-point) or complex "
+        "numbers."
+    )
+    leaf = integer_leaf(f.context.source_line)
+    if leaf is not None and leaf.switched and leaf.name:
+        return Advice(
+            f"{why} `{leaf.name}` holds whole numbers (an integer dtype such as int64), so it "
+            "cannot require grad. Labels and indices (class numbers, positions) never need a "
+            "gradient: nothing is learned about them.",
+            f"If `{leaf.name}` holds labels or indices, delete `{leaf.name}.requires_grad_()` "
+            f"(or `.requires_grad = True`); if it holds values to learn, make them floats: "
+            f"`{leaf.fixed}`.",
+        )
     literal = list_literal(line_tree(f.context.source_line))
-    if literal is not None and all(isinstance(v, int) for v in flatten(literal)):
+    old_type = re.search(r"\b(?:Long|Int|Short|Byte|Char)Tensor\b", f.context.source_line or "")
+    if old_type is not None:
+        line = (f.context.source_line or "").strip()
+        fix = f"Make it hold floats: `{line.replace(old_type.group(0), 'FloatTensor', 1)}`"
+    elif literal is not None and all(isinstance(v, int) for v in flatten(literal)):
         fix = f"Write the numbers as floats: `{render(literal)}` instead of `{literal}`"
+    elif leaf is not None and leaf.fixed:
+        fix = f"Make it hold floats: `{leaf.fixed}`"
     else:
         fix = "Write the numbers as floats: `torch.tensor([1., 2.], requires_grad=True)`"
+    named = f"`{leaf.name}`" if leaf is not None and leaf.name else "This tensor"
     return Advice(
-        "Gradients are rates of change, which only exist for real (floating-point) or complex "
-        "numbers. A tensor of whole numbers like `tensor([1, 2])` has dtype int64, so it cannot "
-        "require grad.",
-        fix + ", or pass `dtype=torch.float32`.",
+        f"{why} {named} is made of whole numbers (like `torch.tensor([1, 2])` or "
+        "`torch.arange(5)`: dtype int64), so it cannot require grad.",
+        fix + ("." if "dtype=torch.float32" in fix else ", or pass `dtype=torch.float32`."),
     )
 
 
@@ -317,7 +400,16 @@ def _non_leaf_grad(f: Found) -> Advice:
     owner = (
         ctx.attribute_owner or attribute_receiver(ctx.source_line, ("grad",)) or ctx.tensor or "y"
     )
-    leaf = next((name for name in ctx.leaves if name != owner), "x")
+    # The leaf it was computed from (made with requires_grad), else any leaf the run has.
+    leaf = next(
+        (m.name for m in history(ctx.program, owner, f.line) if "requires_grad" in m.text),
+        next((name for name in ctx.leaves if name != owner), "x"),
+    )
+    step = rebound_update(ctx.program, owner)
+    if step is not None:
+        from gui.model.explain.python_rules import rebound_advice  # it imports this module
+
+        return Advice(*rebound_advice(owner, step))
     late = leaf_made_late(ctx.program, owner, f.line)
     if late is not None:
         made, fixed = late
@@ -366,9 +458,29 @@ def _made_without_grad(f: Found, n: str) -> Advice | None:
 
 def _no_grad_fn(f: Found) -> Advice:
     n = subject(f)
-    without = _made_without_grad(f, n)
-    if without is not None:
-        return without
+    # `z.sum().backward()`: the tensors the expression reads are the ones made somewhere.
+    for name in [n] if n.isidentifier() else line_names(n):
+        without = _made_without_grad(f, name)
+        if without is not None:
+            return without
+    cut = find_cut(f.context.program, n, f.line)
+    if cut is not None:
+        return Advice(
+            "`backward()` follows a tensor's `grad_fn` back to the leaves that require grad. "
+            + cut.explanation,
+            cut.fix,
+        )
+    if ".parameters()" in (f.context.program or ""):  # a model being trained, not toy inputs
+        return Advice(
+            "`backward()` follows a tensor's `grad_fn` back to the leaves that require grad. "
+            f"`{n}` has no `grad_fn`: nothing it was computed from requires grad. With a model, "
+            "that means its weights' history was cut on the way to it: by a `.detach()`, "
+            "`.data`, `.item()`, `.numpy()` or `torch.tensor(...)` of a tensor, a "
+            "`torch.no_grad()` block, or parameters frozen with `requires_grad=False`.",
+            f"Compute `{n}` from the model's output directly, without any of those between "
+            f"them (print `t.grad_fn` for each tensor on the way: the first that shows None is "
+            "where the link is cut).",
+        )
     inputs = [c for c in f.context.constants if c != n]
     if inputs:
         leaf = inputs[0]
@@ -413,8 +525,10 @@ def _numpy(f: Found) -> Advice:
     src = f.context.source_line
     n = receiver_text(src, ("numpy",)) or f.context.tensor or "y"
     return Advice(
-        "A NumPy array cannot record operations, so converting a tensor that requires grad "
-        "would silently cut it out of the autograd graph; torch makes you do that on purpose.",
+        f"`{n}` requires grad (it is a leaf made with `requires_grad=True`, or computed from "
+        "one, such as a model's weights). A NumPy array cannot record operations, so "
+        "converting it would silently cut it out of the autograd graph; torch makes you do "
+        "that on purpose.",
         f"Detach first: `{n}.detach().numpy()`.",
     )
 
@@ -495,7 +609,8 @@ def _dtype(f: Found) -> Advice:
             value = operand(f.context.program, made.value)
             fix = (
                 f"Convert `{name}` to float32 where it is made, line {made.line}: "
-                f"`{name} = {value}.float()` (NumPy arrays are float64 unless told otherwise)."
+                f"`{float32_statement(made, value)}` (NumPy arrays are float64 unless told "
+                "otherwise)."
             )
             break
     return Advice(
@@ -738,6 +853,18 @@ def _empty_parameters(f: Found) -> Advice:
             "nn.Sequential, so `parameters()` finds nothing to optimize.",
             f"Wrap it: `{attr} = nn.{holder}(...)` around the same layers.",
         )
+    raw = tensor_attributes(f.context.program)
+    if raw:
+        attr, line, text, value = raw[0]
+        plain = re.sub(r",?\s*requires_grad\s*=\s*True", "", value)
+        return Advice(
+            f"`{attr}` (line {line}: `{text}`) is a plain tensor: nn.Module registers a "
+            "tensor as a parameter only when it is wrapped in `nn.Parameter`, so "
+            "`parameters()` finds nothing to optimize (`requires_grad=True` alone does not "
+            "register it).",
+            f"Wrap it: `{attr} = nn.Parameter({plain})` (a Parameter requires grad by "
+            "itself), and the same for every such tensor.",
+        )
     return Advice(
         "The optimizer was given no parameters: the model's `parameters()` found none. Layers "
         "count only as attributes (`self.fc = nn.Linear(...)`) or inside nn.ModuleList/"
@@ -874,7 +1001,13 @@ TORCH_RULES: tuple[Rule, ...] = rule_table(
     ("non-scalar-backward", r"implicitly created only for scalar", "", _non_scalar),
     ("backward-twice", r"backward through the graph a second time", "", _backward_twice),
     ("gradient-shape-mismatch", _SHAPE_PAIR, "", _gradient_shape),
-    ("leaf-inplace", r"requires grad is being used in an in-place", "", _leaf_inplace),
+    (
+        "leaf-inplace",
+        r"requires grad (?:is being|has been) used in an in-place|cannot resize variables "
+        r"that require grad",
+        "",
+        _leaf_inplace,
+    ),
     ("saved-tensor-modified", _SAVED, "", _saved_modified),
     (
         "integer-requires-grad",

@@ -23,7 +23,12 @@ OUTCOMES: collections.Counter[str] = collections.Counter()
 
 def test_the_corpus_is_large_and_varied() -> None:
     assert len(SNIPPETS) >= 95
-    assert sum(s.expect == "match" for s in SNIPPETS) >= 0.7 * len(SNIPPETS)
+    # Snippets 200-260 are learners' mistakes on purpose (autograd's errors, each explained
+    # in the learner's names); the rest, the tutorial corpus, is mostly code that runs.
+    tutorial = [s for s in SNIPPETS if not 200 <= int(s.name.split("_")[0]) <= 260]
+    assert sum(s.expect == "match" for s in tutorial) >= 0.7 * len(tutorial)
+    mistakes = [s for s in SNIPPETS if s not in tutorial]
+    assert all(s.mentions for s in mistakes), [s.name for s in mistakes if not s.mentions]
 
 
 def _assert_mentions(snippet: Snippet, explained: Explanation) -> None:
