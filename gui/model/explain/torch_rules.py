@@ -25,7 +25,7 @@ from gui.model.explain.backward_history import (
 )
 from gui.model.explain.dtype_hints import float32_statement, integer_leaf
 from gui.model.explain.graph_cuts import find_cut, history
-from gui.model.explain.inplace_sites import guilty_site, inplace_story
+from gui.model.explain.inplace_sites import guilty_site, inplace_sites, inplace_story
 from gui.model.explain.source import (
     TORCH_SIZE,
     BackwardCall,
@@ -329,6 +329,8 @@ def _leaf_inplace(f: Found) -> Advice:
         target = named[0] if named else None
     n = target or f.context.tensor or (leaves[0] if len(leaves) == 1 else "x")
     update = line if inplace_target(line) == n else f"{n} -= lr * {n}.grad"
+    if "view of a leaf" in f.message:
+        return _leaf_view_inplace(f, n, update)
     return Advice(
         f"`{n}` is a leaf: a tensor you created with `requires_grad=True`, whose gradient "
         f"autograd delivers to `{n}.grad`. Changing it in place (`-=`, `[...] =`, or a method "
@@ -337,6 +339,61 @@ def _leaf_inplace(f: Found) -> Advice:
         f"Do the update outside autograd: `with torch.no_grad(): {update}`; or update `{n}.data`; "
         f"or write `{n} = {n} + ...` (a new tensor, which is no longer a leaf).",
     )
+
+
+def _leaf_view_inplace(f: Found, view: str, update: str) -> Advice:
+    """ "a view of a leaf Variable ... in-place": ``view`` shares a leaf's memory (``first =
+    x[:2]``); the leaf it was cut from is named from the line that made it, if it shows."""
+    made = _made_from(f.context.program, view, f.line, f.context.leaves)
+    if made is None:
+        leaf, where = "a leaf", ""
+        of_leaf = "that leaf"
+    else:
+        leaf_name, made_line, made_text = made
+        leaf, where = f"the leaf `{leaf_name}`", f" (line {made_line}: `{made_text}`)"
+        of_leaf = f"`{leaf_name}`"
+    site = next((x for x in inplace_sites(f.context.program) if x.line == f.line), None)
+    fixed = site.fixed if site is not None and site.how in ("operator", "method") else None
+    out_of_place = f"`{fixed}`" if fixed else f"`{view} = {view} * 2` instead of `{view}.mul_(2)`"
+    return Advice(
+        f"`{view}` is a view of {leaf}{where}: it shares {of_leaf}'s memory, so changing "
+        f"`{view}` in place changes {of_leaf} too. A leaf made with `requires_grad=True` gets "
+        "its gradient in `.grad`, and autograd cannot record a change to the very values that "
+        "gradient is about.",
+        f"Change it outside autograd: `with torch.no_grad(): {update}`; or work on a copy: "
+        f"`{view} = {view}.clone()` before changing it; or write it out of place: "
+        f"{out_of_place}.",
+    )
+
+
+def _made_from(
+    program: str | None, name: str, before: int | None, leaves: tuple[str, ...], depth: int = 0
+) -> tuple[str, int, str] | None:
+    """``(leaf, line, text)``: the leaf ``name`` was cut from, by the last line before line
+    ``before`` that assigns ``name`` (``first = x[:2]``), followed through other views
+    (``row = grid[0]`` after ``grid = w.view(2, 3)``); ``None`` if the program does not show."""
+    if not program or depth > 4:
+        return None
+    assign = re.compile(rf"^\s*{re.escape(name)}\s*=(?!=)\s*(?P<rhs>.+)$")
+    last = None
+    for number, text in enumerate(program.splitlines(), start=1):
+        if before is not None and number >= before:
+            break
+        m = assign.match(text)
+        if m is not None:
+            last = (number, text.strip(), m.group("rhs"))
+    if last is None:
+        return None
+    number, text, rhs = last
+    for leaf in leaves:
+        if leaf != name and re.search(rf"\b{re.escape(leaf)}\b", rhs):
+            return leaf, number, text
+    for other in re.findall(r"\b[A-Za-z_]\w*\b", rhs):
+        if other != name:
+            found = _made_from(program, other, number, leaves, depth + 1)
+            if found is not None:
+                return found[0], number, text
+    return None
 
 
 def _saved_modified(f: Found) -> Advice:
