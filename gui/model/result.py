@@ -346,6 +346,10 @@ class RunResult:
     # first :data:`MAX_STEP_VALUES` calls; ``step_values_left_out`` counts the rest.
     step_values: tuple[float | None, ...] = ()
     step_values_left_out: int = 0
+    # Why the app adds no backward call of its own (while the session asks for none)
+    # though the code calls none: ``"forward-ad"``, the program used forward-mode AD
+    # (``make_dual``) and never reverse mode; ``None`` otherwise.
+    no_added_backward: Literal["forward-ad"] | None = None
 
     @property
     def step_count(self) -> int:

@@ -1,7 +1,7 @@
 """The backward controls: what to differentiate, the ``gradient`` argument, the options.
 
 ``z.backward(v, retain_graph=..., create_graph=...)`` as controls: a choice of tensor, a
-slider per element of ``v`` (one "implicit 1.0" slider for a one-element output), presets
+slider per element of ``v`` (one "v (implicit 1)" slider for a one-element output), presets
 (ones, zeros, one-hot, scale), the one-click fixes for the classic errors, which
 intermediates keep their ``.grad``, and the buttons that add backward calls or zero
 ``.grad``. The controls edit the session's *last* backward call. The notes, status and

@@ -54,7 +54,7 @@ class TensorEditor(QWidget):
         self._range: InputRange | None = None
         self._default_labels: list[str] | None = None
         # Every label text the rows have shown: their width fits the widest, so a label
-        # that changes ("gradient (implicit 1.0)" becoming "v" on the first drag) never
+        # that changes ("v (implicit 1)" becoming "v" on the first drag) never
         # moves the slider beside it under the mouse.
         self._label_texts: set[str] = set()
         # Each caption over its column, and its whole text (shown shortened if need be).
@@ -150,7 +150,7 @@ class TensorEditor(QWidget):
         return self.sliders[0].label.minimumWidth() if self.sliders else 0
 
     def set_labels(self, labels: Sequence[str]) -> None:
-        """Relabel the slider rows (e.g. "gradient (implicit 1.0)")."""
+        """Relabel the slider rows (e.g. "v (implicit 1)")."""
         if all(s.labelText() == text for s, text in zip(self.sliders, labels, strict=False)):
             return
         for s, text in zip(self.sliders, labels, strict=False):

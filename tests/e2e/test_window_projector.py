@@ -397,7 +397,7 @@ def test_a_lesson_opens_on_the_tab_of_the_controls_it_names(
 
 
 def test_the_first_gradient_drag_does_not_jump(qtbot: QtBot, explorer: Explorer) -> None:
-    # Lesson 3's output is a scalar: one "gradient (implicit 1.0)" slider, which the first
+    # Lesson 3's output is a scalar: one "v (implicit 1)" slider, which the first
     # drag turns into an explicit v; its label changes then, and must not move the slider.
     window = explorer.window
     open_lesson(qtbot, explorer, "03-chain-rule-leaves-only")

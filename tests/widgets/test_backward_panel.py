@@ -78,6 +78,7 @@ def test_implicit_gradient_slider_scales_x_grad(qtbot: QtBot, session: Session) 
     x = session.snapshot.values["x"]
     (row,) = sliders(panel)
     assert row.label.text() == IMPLICIT_LABEL and row.value() == 1.0
+    assert not row.label.is_elided()  # read whole, in class
     assert x_grad(session)[0][0] == pytest.approx(35.11, abs=0.01)
     type_into(qtbot, row.box, "0.1")
     assert session.snapshot.current_step.gradient == [[0.1]]

@@ -122,6 +122,12 @@ def record_backward(
         targets = {n: leaf for n, leaf in leaves.items() if any(leaf is i for i in call.inputs)}
     jacobians: dict[str, torch.Tensor] = {}
     note: str | None = "several tensors at once: no Jacobian is shown" if several else None
+    # ``torch.autograd.grad(..., is_grads_batched=True)`` runs backward under vmap: every
+    # gradient is a batch of them, which the hooks cannot read (a batched tensor refuses
+    # ``detach``) and no single Jacobian row matches; the call runs as torch's own.
+    batched = call.kind == "grad" and bool(call.grad_options.get("is_grads_batched"))
+    if batched:
+        note = "a batched call (is_grads_batched=True): one gradient per row of v, no Jacobian"
     # The usual ``loss.backward()``: the Jacobian's one row is what the call itself sends to
     # the leaves, read by the hooks (:func:`jacobians_from_gradients`), instead of a second
     # backward through the whole graph beforehand (a third of a big graph's backward time).
@@ -135,7 +141,9 @@ def record_backward(
         and t.numel() == 1
         and not program_code_in_autograd()
     )
-    if detailed and program_code_in_autograd():
+    if batched:
+        pass  # (see ``note`` above)
+    elif detailed and program_code_in_autograd():
         # A hook or a custom Function's backward would run a second time (printing twice,
         # counting twice): torch's own backward is the only pass.
         note = "the program runs its own code inside autograd (a hook or a custom Function)"
@@ -152,7 +160,7 @@ def record_backward(
     with unrecorded():
         before = {name: _grad_copy(leaf) for name, leaf in leaves.items()}
     flows: dict[str, NodeFlow] = {}
-    hooks = FlowHooks(walked.functions, flows) if walked is not None else None
+    hooks = FlowHooks(walked.functions, flows) if walked is not None and not batched else None
     error: BaseException | None = None
     returned: Any = None
     tensors, gradient, inputs = call.raw_args or (t, call.gradient, call.inputs)

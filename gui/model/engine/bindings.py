@@ -17,6 +17,7 @@ import torch
 
 from gui.model import explain
 from gui.model.engine.graph_walk import Naming
+from gui.model.engine.node_of import is_leaf, node_of
 from gui.model.engine.tensors import tensor_data
 from gui.model.result import Explanation, NestedValues, TensorInfo
 
@@ -108,9 +109,10 @@ class Bindings:
                 self.assigned.remove(name)
             self.assigned.append(name)
             self.naming.tensors.setdefault(id(value), name)
-            if value.grad_fn is not None:
-                self._keepalive.append(value.grad_fn)
-                self.naming.outputs.setdefault((id(value.grad_fn), value.output_nr), name)
+            node = node_of(value)
+            if node is not None:
+                self._keepalive.append(node)
+                self.naming.outputs.setdefault((id(node), value.output_nr), name)
             if name in self._pending_values:
                 self._override(name, value, self._pending_values.pop(name), line)
             if name in self._retain_grad:
@@ -127,34 +129,44 @@ class Bindings:
         to a variable (``w = model.weight``) is listed once, under the name seen first.
         """
         live: set[str] = set()
+        found: list[tuple[str, torch.Tensor]] = []
         for var, value in list(self.namespace.items()):
             if not isinstance(value, torch.nn.Module) or var.startswith("_"):
                 continue
-            for qualified, p in module_parameters(value):
-                name = f"{var}.{qualified}"
-                if self.parameters.get(name) is p:
-                    live.add(name)
-                    continue
-                if id(p) in self._parameter_ids or id(p) in self.naming.tensors:
-                    # Already named (a shared parameter, a submodule bound too): its first
-                    # name stays shown while the program can still reach it.
-                    if self.parameters.get(self.naming.tensors.get(id(p), "")) is p:
-                        live.add(self.naming.tensors[id(p)])
-                    continue
-                self.parameters[name] = p
+            found += [(f"{var}.{qualified}", p) for qualified, p in module_parameters(value)]
+        # A parameter whose first name no longer leads to it (``register_parametrization``
+        # moved ``layer.weight`` to ``layer.parametrizations.weight.original``) takes the
+        # name it has now, as a variable rebound would.
+        now = {name for name, _ in found}
+        for name, p in found:
+            if self.parameters.get(name) is p:
                 live.add(name)
-                self._parameter_ids.add(id(p))
-                self._keepalive.append(p)
-                self.naming.tensors[id(p)] = name
-                if name not in self.first_line:
-                    self.order.append(name)
-                    self.first_line[name] = line
-                if name in self._pending_values:
-                    self._override(name, p, self._pending_values.pop(name), line)
+                continue
+            first = self.naming.tensors.get(id(p))
+            if first is not None and self.parameters.get(first) is p and first not in now:
+                del self.parameters[first]
+                self._parameter_ids.discard(id(p))
+                del self.naming.tensors[id(p)]
+            if id(p) in self._parameter_ids or id(p) in self.naming.tensors:
+                # Already named (a shared parameter, a submodule bound too): its first
+                # name stays shown while the program can still reach it.
+                if self.parameters.get(self.naming.tensors.get(id(p), "")) is p:
+                    live.add(self.naming.tensors[id(p)])
+                continue
+            self.parameters[name] = p
+            live.add(name)
+            self._parameter_ids.add(id(p))
+            self._keepalive.append(p)
+            self.naming.tensors[id(p)] = name
+            if name not in self.first_line:
+                self.order.append(name)
+                self.first_line[name] = line
+            if name in self._pending_values:
+                self._override(name, p, self._pending_values.pop(name), line)
         self._live_parameters = live
 
     def _override(self, name: str, value: torch.Tensor, wanted: NestedValues, line: int) -> None:
-        if not value.is_leaf:
+        if not is_leaf(value):
             self._note(
                 f"values.{name}: {name} is computed from other tensors, so its value "
                 "cannot be set; the session's value was ignored.",
@@ -177,7 +189,7 @@ class Bindings:
             value.copy_(new)
 
     def _retain(self, name: str, value: torch.Tensor, line: int) -> None:
-        if value.requires_grad and not value.is_leaf:
+        if value.requires_grad and not is_leaf(value):
             value.retain_grad()
         elif not value.requires_grad:
             self._note(
@@ -212,7 +224,7 @@ class Bindings:
         seen: set[int] = set()
         for name in self.order:
             t = self.tensor(name)
-            if t is not None and t.is_leaf and t.requires_grad and id(t) not in seen:
+            if t is not None and is_leaf(t) and t.requires_grad and id(t) not in seen:
                 seen.add(id(t))
                 out[name] = t
         return out
@@ -223,13 +235,13 @@ class Bindings:
         return tuple(
             n
             for n, t in named
-            if t is not None and t.is_leaf and not t.requires_grad and t.is_floating_point()
+            if t is not None and is_leaf(t) and not t.requires_grad and t.is_floating_point()
         )
 
     def retaining(self) -> list[torch.Tensor]:
         """Named non-leaf tensors that ``retain_grad()``."""
         named = (self.tensor(n) for n in self.order)
-        return [t for t in named if t is not None and not t.is_leaf and t.retains_grad]
+        return [t for t in named if t is not None and not is_leaf(t) and t.retains_grad]
 
     def name_of(self, t: torch.Tensor) -> str | None:
         """The name ``t`` is bound to now (latest binding), else the name it was first given."""
@@ -249,7 +261,7 @@ class Bindings:
         """The non-leaf tensor whose ``.grad`` ``source_line`` reads (for a warning's fix)."""
         for name in self.order:
             t = self.tensor(name)
-            if source_line and f"{name}.grad" in source_line and t is not None and not t.is_leaf:
+            if source_line and f"{name}.grad" in source_line and t is not None and not is_leaf(t):
                 return name
         return None
 
@@ -267,8 +279,8 @@ class Bindings:
                 name=name,
                 value=tensor_data(t),
                 requires_grad=t.requires_grad,
-                is_leaf=t.is_leaf,
-                grad_fn=type(t.grad_fn).__name__ if t.grad_fn is not None else None,
+                is_leaf=is_leaf(t),
+                grad_fn=None if (node := node_of(t)) is None else type(node).__name__,
                 grad=None if grad is None else tensor_data(grad),
                 retains_grad=t.retains_grad,
                 line=self.first_line.get(name),
@@ -283,7 +295,7 @@ class Bindings:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             grad = t.grad
-        if not caught or t.is_leaf:
+        if not caught or is_leaf(t):
             return grad, None
         w = caught[0]
         context = explain.ErrorContext(

@@ -16,6 +16,7 @@ from typing import Any
 
 import torch
 
+from gui.model.engine.node_of import node_of
 from gui.model.engine.records import quick_maker
 from gui.model.engine.saved_memory import StorageLedger
 from gui.model.engine.tensors import SharedReads, read_tensor_data
@@ -50,8 +51,8 @@ class Naming:
 
     def name_of_tensor(self, t: torch.Tensor) -> str | None:
         name = self.tensors.get(id(t))
-        if name is None and t.grad_fn is not None:
-            name = self.outputs.get((id(t.grad_fn), t.output_nr))
+        if name is None and (node := node_of(t)) is not None:
+            name = self.outputs.get((id(node), t.output_nr))
         return name
 
 

@@ -14,11 +14,16 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from gui.model.engine.graph_walk import Naming
+from gui.model.engine.node_of import node_of
 from gui.model.engine.tensors import recorded_value
 
 # A long training loop builds a fresh graph every iteration; only the latest matter, so the
 # table is simply emptied when it grows this large (the next ops fill it again).
 MAX_RECORDED_NODES = 20_000
+
+# What ``torch.autograd.forward_ad.make_dual`` calls: a program that made a dual tensor
+# used forward-mode AD (see :attr:`ForwardRecorder.made_dual`).
+_MAKE_DUAL = torch._make_dual
 
 
 class ForwardRecorder(TorchFunctionMode):
@@ -28,6 +33,9 @@ class ForwardRecorder(TorchFunctionMode):
         super().__init__()
         self.naming = naming
         self._alive: dict[int, Any] = {}  # keeps nodes alive so their ids stay unique
+        # Whether the program made a dual tensor (forward-mode AD): a program that does and
+        # never calls backward gets no automatic one (it asked for Jacobian-vector products).
+        self.made_dual = False
 
     def __torch_function__(
         self,
@@ -37,8 +45,13 @@ class ForwardRecorder(TorchFunctionMode):
         kwargs: dict[str, Any] | None = None,
     ) -> Any:
         result = func(*args, **(kwargs or {}))
+        if func is _MAKE_DUAL:
+            self.made_dual = True
         if isinstance(result, torch.Tensor):
-            node = result.grad_fn
+            try:  # node_of, inlined: a big graph's program makes thousands of ops
+                node = result.grad_fn
+            except RuntimeError:  # a no_grad view whose base changed in place (see node_of)
+                return result
             if node is not None:
                 # The usual op, one output, remembered right here: a big graph's program
                 # makes thousands, and every step saved is a microsecond of its run.
@@ -56,9 +69,12 @@ class ForwardRecorder(TorchFunctionMode):
         by_node: dict[int, list[torch.Tensor]] = {}
         nodes: dict[int, Any] = {}
         for t in results:
-            if isinstance(t, torch.Tensor) and t.grad_fn is not None:
-                by_node.setdefault(id(t.grad_fn), []).append(t)
-                nodes[id(t.grad_fn)] = t.grad_fn
+            if not isinstance(t, torch.Tensor):
+                continue
+            node = node_of(t)
+            if node is not None:
+                by_node.setdefault(id(node), []).append(t)
+                nodes[id(node)] = node
         for key, tensors in by_node.items():
             self._remember(nodes[key], tuple(sorted(tensors, key=lambda t: t.output_nr)))
 

@@ -55,6 +55,7 @@ from gui.model.engine.capture import (
     program_line,
 )
 from gui.model.engine.graph_walk import Naming, walk_graph
+from gui.model.engine.node_of import node_of
 from gui.model.engine.recorder import ForwardRecorder
 from gui.model.engine.tensors import tensor_data
 from gui.model.paused_collector import collector_paused, collector_running, paused_during
@@ -116,6 +117,7 @@ class _Run:
         self.step_values: list[float | None] = []  # see RunResult.step_values
         self.step_values_left_out = 0
         self.output_source: Literal["session", "code", "last-grad-fn"] | None = None
+        self.no_added_backward: Literal["forward-ad"] | None = None  # see RunResult
 
     def release(self) -> None:
         """Drop everything the run holds (see :func:`run_program`): it is over."""
@@ -508,10 +510,21 @@ class _Run:
             return t, self.bindings.name_of(t), None
         for name in reversed(self.bindings.assigned):
             value = self.bindings.tensor(name)
-            if value is not None and value.grad_fn is not None:
+            if value is not None and node_of(value) is not None:
                 self.output_source = "last-grad-fn"
                 return value, name, None
         return None, None, None
+
+    def why_no_added_backward(self) -> Literal["forward-ad"] | None:
+        """Why the app adds no backward call while the session asks for none (press
+        Backward and it does): the program used forward-mode AD and never reverse mode
+        (its own backward or grad, a chosen output), so an added ``backward()`` of its
+        last tensor is a call nobody asked for (a non-scalar one fails); ``None``: the
+        usual automatic call is added. Called before the session's calls run."""
+        asked_reverse = self.step_count > 0 or self.program.output is not None
+        if self.recorder.made_dual and not asked_reverse:
+            return "forward-ad"
+        return None
 
     def kept_steps(self) -> list[RecordedStep]:
         """The steps the result keeps, in order (the first and the last)."""
@@ -520,8 +533,8 @@ class _Run:
     def output_graph(self, output: torch.Tensor, name: str | None) -> Graph:
         """The output's graph as walked before its first backward, else walked now."""
         for step in self.kept_steps():
-            if output.grad_fn is not None:
-                same = step.root_fn is output.grad_fn
+            if (node := node_of(output)) is not None:
+                same = step.root_fn is node
             else:
                 same = step.record.tensor == name
             if step.walked is not None and same:
@@ -783,8 +796,10 @@ def _run_checked(
             error = output_error
         if error is None and output is not None:
             steps = program.steps
+            run.no_added_backward = run.why_no_added_backward()
             if steps is None:
-                steps = () if run.step_count else (BackwardStep(),)
+                added = not run.step_count and run.no_added_backward is None
+                steps = (BackwardStep(),) if added else ()
             error = run.run_session_steps(output, name, steps)
         if error is None and request.zero_grad_after:
             run.zero_leaf_grads()
@@ -813,8 +828,8 @@ def _result(
         output=name,
         output_value=None if output is None else tensor_data(output),
         output_grad_fn=None
-        if output is None or output.grad_fn is None
-        else type(output.grad_fn).__name__,
+        if output is None or (node := node_of(output)) is None
+        else type(node).__name__,
         graph=graph,
         steps=tuple(s.record for s in run.kept_steps()),
         printed=tuple(run.printed.lines),
@@ -832,5 +847,6 @@ def _result(
         output_source=run.output_source if output is not None else None,
         step_values=tuple(run.step_values),
         step_values_left_out=run.step_values_left_out,
+        no_added_backward=run.no_added_backward if output is not None else None,
     )
     return bounded(result)

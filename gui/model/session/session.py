@@ -264,7 +264,7 @@ class Session(
     def backward(self) -> None:
         """Call backward once more with the current gradient and options (runs even when
         live is off). Gradients accumulate unless zeroing is on or "Zero grad" came first."""
-        state = backward_steps.press_backward(self._state, self.snapshot.code_calls_backward)
+        state = backward_steps.press_backward(self._state, self.snapshot.adds_no_backward)
         self._selected_step = None
         self._change(state, {"steps", "selection"}, force_run=True)
 
@@ -278,7 +278,7 @@ class Session(
     def clear_steps(self) -> None:
         """Back to a single backward call with the current gradient and options (none when
         the code calls backward itself), nothing pending."""
-        state = backward_steps.clear(self._state, self.snapshot.code_calls_backward)
+        state = backward_steps.clear(self._state, self.snapshot.adds_no_backward)
         if state != self._state:
             self._change(state, {"steps"})
 

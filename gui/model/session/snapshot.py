@@ -396,6 +396,14 @@ class Snapshot:
     def code_calls_backward(self) -> bool:
         return self.result is not None and any(s.source == "code" for s in self.result.steps)
 
+    @property
+    def adds_no_backward(self) -> bool:
+        """Whether the app adds no backward call of its own when the session asks for none:
+        the code calls backward itself, or it uses forward-mode AD only (see
+        ``RunResult.no_added_backward``). Backward then adds exactly one call."""
+        forward_only = self.result is not None and self.result.no_added_backward is not None
+        return self.code_calls_backward or forward_only
+
     @cached_property
     def fixes(self) -> tuple[FixKind, ...]:
         """The one-click fixes that answer the newest error, if any (a backward call's, made

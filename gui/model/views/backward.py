@@ -17,7 +17,9 @@ from gui.model.session import GRADIENT_RANGE, FixKind, InputRange, Snapshot
 from gui.model.session.fixes import failed_call, planned_code_fix
 from gui.model.tensor_format import format_number, format_shape, format_tensor
 
-IMPLICIT_LABEL = "gradient (implicit 1.0)"
+# The one slider of a scalar output's backward() until the learner moves it: short enough
+# to be read whole beside the slider (row labels are elided past 14 characters' width).
+IMPLICIT_LABEL = "v (implicit 1)"
 # The one-click fixes' button texts; ``{out}`` is the output's name.
 FIX_TEXT: dict[FixKind, str] = {
     "sum": "Use {out}.sum()",
@@ -208,6 +210,12 @@ def gradient_note(snapshot: Snapshot, shape: tuple[int, ...] | None) -> str:
             f"shape {format_shape(out_shape)}: torch needs one for a non-scalar output. "
             "A fix below rewrites that line."
         )
+    unasked = snapshot.program.steps is None and result.no_added_backward is not None
+    if unasked and snapshot.current_step.gradient is None and nested.numel(out_shape) != 1:
+        return (
+            f"No backward call runs. To press Backward on {out} (shape "
+            f"{format_shape(out_shape)}), give v first: torch needs one for a non-scalar output."
+        )
     if snapshot.current_step.gradient is None and nested.numel(out_shape) != 1:
         return (
             "No gradient given: torch needs one for a non-scalar output "
@@ -243,6 +251,11 @@ def output_note(snapshot: Snapshot) -> str:
     else:
         why = f"{shown}: the last tensor your code assigns that has a grad_fn"
     code_calls = any(s.source == "code" for s in result.steps)
+    if snapshot.program.steps is None and not code_calls and result.no_added_backward:
+        return (
+            f"{why}. Your code uses forward-mode AD (make_dual) and calls no backward: the "
+            "app adds none (Backward adds one)."
+        )
     if snapshot.program.steps is None and not code_calls:
         call = f"{out}.backward()" if out is not None else "backward()"
         return f"{why}. Your code does not call backward: the app adds {call}."

@@ -102,6 +102,8 @@ def status_bar_text(snapshot: Snapshot, ever_ran: bool = True) -> str:
     # No timing here: a number changing on every slider tick relayouts the status bar.
     out = result.output or "—"
     added = snapshot.program.steps is None and not any(s.source == "code" for s in result.steps)
+    if added and result.no_added_backward == "forward-ad":
+        return f"Up to date · output {out}: forward-mode AD only, no backward() added"
     if added and result.output is not None:
         return (
             f"Up to date · output {out}: the app adds {out}.backward() "
