@@ -1,9 +1,10 @@
 """Every item of one graph structure: built once into the scene, then fed texts and colours.
 
 :class:`GraphItems` creates the boxes, edges, edge labels and saved-tensor links of one
-structure, places the edge labels where they cover nothing, and afterwards only updates
-what each item shows. What a box or edge shows comes from the same helpers as the SVG
-export (:mod:`gui.model.drawing.paint`, :func:`gui.model.drawing.layout.node_lines`).
+structure, places the edge labels where they cover nothing (a big graph's once they can
+be read), and afterwards only updates what each item shows. What a box or edge shows
+comes from the same helpers as the SVG export (:mod:`gui.model.drawing.paint`,
+:func:`gui.model.drawing.layout.node_lines`).
 
 On a tick only the items on screen make their texts and colours (and repaint if those
 changed); the others just take their new numbers and make them when they come into view
@@ -26,10 +27,21 @@ from gui.model.drawing.paint import Gradients
 from gui.model.result import Graph, StepRecord
 from gui.widgets.edge_item import EdgeItem
 from gui.widgets.edge_label_item import EDGE_FONT_SIZE, EdgeLabelItem
-from gui.widgets.label_placement import place_labels
+from gui.widgets.label_placement import LabelPlacer
 from gui.widgets.node_item import NodeItem
-from gui.widgets.scene_style import Z_EDGE, Area, overlaps, qcolor, text_scale_for_font
+from gui.widgets.scene_style import (
+    LEGIBLE_TEXT_PX,
+    Z_EDGE,
+    Area,
+    overlaps,
+    qcolor,
+    text_scale_for_font,
+)
 from gui.widgets.tick_feed import AreaIndex, TickFeed
+
+# A graph with at most this many edges has its labels placed while it is built (tens of
+# milliseconds); a bigger one when first zoomed in far enough to read them.
+PLACE_LABELS_AT_ONCE = 300
 
 
 class GraphItems:
@@ -96,11 +108,14 @@ class GraphItems:
             if layout.compact
             else scene.itemsBoundingRect()
         )
-        if not layout.compact:
-            self.bounds = self.bounds.united(place_labels(scene, graph, self.edges))
-            for edge_item in self.edges.values():
-                if not edge_item.link:
-                    edge_item.label.setVisible(True)  # draws nothing while it has no text
+        # Edge labels are placed once they can be read (see place_labels): a big graph
+        # opens fitted to the view, far too small to read them, and placing a thousand
+        # labels was most of its first picture. A small graph's are placed at once.
+        self._scene = scene
+        self._graph = graph
+        self._placer: LabelPlacer | None = None
+        if not layout.compact and len(self.edges) <= PLACE_LABELS_AT_ONCE:
+            self.place_labels()
         # Boxes and strokes, their bounds fixed from here on: a tick finds those on screen
         # in one pass (AreaIndex) and hands the rest one shared feed (see update).
         self._boxes = list(self.nodes.values())
@@ -108,6 +123,37 @@ class GraphItems:
         self._strokes = [(i, e) for i, e in self.edges.items() if not e.link]
         self._box_areas = AreaIndex([item.area for item in self._boxes])
         self._stroke_areas = AreaIndex([e.area for _, e in self._strokes])
+
+    def labels_legible_at(self, zoom: float) -> bool:
+        """Whether edge labels can be read at ``zoom`` (screen pixels per scene unit)."""
+        return zoom * EDGE_FONT_SIZE >= LEGIBLE_TEXT_PX
+
+    @property
+    def labels_unplaced(self) -> bool:
+        """Whether some edge labels are not placed yet."""
+        return self._placer is None or bool(self._placer.unplaced)
+
+    def place_labels(self, within: Area | None = None) -> QRectF:
+        """Place the labels of the edges passing through ``within`` (``None``: all) that
+        are not placed yet, and show them; returns the items' bounds, grown by where the
+        labels may go. Each label is placed once per structure."""
+        if self.layout.compact:
+            return self.bounds
+        if self._placer is None:
+            self._placer = LabelPlacer(self._scene, self._graph, self.edges)
+        if not self._placer.unplaced:
+            return self.bounds
+        area, done = self._placer.place(within)
+        self.bounds = self.bounds.united(area)
+        pending = self._pending
+        for i in done:
+            label = self.edges[i].label
+            label.setVisible(True)  # draws nothing while it has no text
+            if label.pending:
+                pending[id(label)] = label
+        if done:
+            self._checked = None  # what is in view is looked at again, these included
+        return self.bounds
 
     def smallest_text_size(self) -> float:
         """The smallest font size any item draws, in scene units (edge labels are smaller
@@ -136,13 +182,16 @@ class GraphItems:
         if self.layout.compact:
             return  # no edge labels
         pending = self._pending
+        placer = self._placer
         edge_grads = grads.edges
         for i, edge_item in self.edges.items():
             if edge_item.link:
                 continue
             grad = edge_grads[i]
             label = edge_item.label
-            if on_screen is None or overlaps(label.area, on_screen):
+            if placer is None or i in placer.unplaced:
+                label.defer(grad)  # made once placed and in view
+            elif on_screen is None or overlaps(label.area, on_screen):
                 label.refresh(grad)
             else:
                 label.defer(grad)

@@ -355,9 +355,21 @@ class GraphPanel(QWidget):
     # -- rendering ---------------------------------------------------------------------
 
     def _settle(self, on_screen: Area) -> None:
-        """Before the view paints: items coming into view make what they show."""
-        if self._items is not None:
-            self._items.settle(on_screen)
+        """Before the view paints: edge labels are placed once they can be read, and
+        items coming into view make what they show."""
+        items = self._items
+        if items is None:
+            return
+        if items.labels_unplaced and items.labels_legible_at(self._view.transform().m11()):
+            # Those in view and half a view around it: a scroll finds its labels placed.
+            left, top, right, bottom = on_screen
+            dx, dy = (right - left) / 2, (bottom - top) / 2
+            before = items.bounds
+            grown = items.place_labels((left - dx, top - dy, right + dx, bottom + dy))
+            if grown != before:
+                pad = SCENE_PADDING
+                self._scene.setSceneRect(grown.adjusted(-pad, -pad, pad, pad))
+        items.settle(on_screen)
 
     def _clear(self, snapshot: Snapshot) -> None:
         if self._items is not None:

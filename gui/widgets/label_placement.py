@@ -1,8 +1,9 @@
 """Where each edge label goes: beside its edge, covering no box, line or other label.
 
-Runs once per graph structure, before any label has text: labels are budgeted for their
+Once per label per graph structure, before it has text: labels are budgeted for their
 widest text, so moving values never pushes one onto something else, and that budget is the
-label's bounds from then on (a new number never changes the scene's geometry).
+label's bounds from then on (a new number never changes the scene's geometry). A big
+graph's labels are placed a part at a time, as they come into view.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from gui.model.tensor_format import widest_like
 from gui.widgets.edge_item import LABEL_GAP, EdgeItem
 from gui.widgets.edge_label_item import EdgeLabelItem
 from gui.widgets.node_item import NodeItem
+from gui.widgets.scene_style import Area, overlaps
 
 # Where along an edge its label may go, most wanted first; each on the right, then left.
 LABEL_SPOTS = (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8)
@@ -118,21 +120,41 @@ def _cell_keys(rect: QRectF, cell: float) -> list[tuple[int, int]]:
     return [(x, y) for x in xs for y in ys]
 
 
-def place_labels(scene: QGraphicsScene, graph: Graph, edges: dict[int, EdgeItem]) -> QRectF:
-    """Put each data edge's label where it covers no box, line or other label, if it can.
+class LabelPlacer:
+    """Places edge labels, all at once or a part of the graph at a time.
 
-    Runs once per structure; labels are budgeted for their widest text, so moving values
-    never pushes one onto something else. Returns the area the labels may cover.
+    Each label goes where it covers no box, line or label placed before it, if it can;
+    labels are budgeted for their widest text, so moving values never pushes one onto
+    something else. A big graph places those near what is in view first and the others
+    as they come into view (:meth:`place`), each avoiding every label placed before it.
     """
-    bounds = QRectF()
-    nodes = {n.key: n for n in graph.nodes}
-    placed = _Placed()
-    obstacles = _Obstacles(scene)
-    for i, item in edges.items():
-        edge = graph.edges[i]
-        if edge.kind != "data":
-            continue
-        width = _label_budget(edge, nodes, item.label)
+
+    def __init__(self, scene: QGraphicsScene, graph: Graph, edges: dict[int, EdgeItem]) -> None:
+        self._graph = graph
+        self._nodes = {n.key: n for n in graph.nodes}
+        self._edges = edges
+        self._placed = _Placed()
+        self._obstacles = _Obstacles(scene)
+        # The data edges whose labels are not placed yet, in the graph's order.
+        self.unplaced = {i: None for i in edges if graph.edges[i].kind == "data"}
+
+    def place(self, within: Area | None = None) -> tuple[QRectF, list[int]]:
+        """Place the unplaced labels of the edges passing through ``within`` (``None``:
+        all), in the graph's order; the area those labels may cover, and their edges."""
+        bounds = QRectF()
+        done = []
+        for i in list(self.unplaced):
+            item = self._edges[i]
+            if within is not None and not overlaps(item.area, within):
+                continue
+            del self.unplaced[i]
+            done.append(i)
+            bounds = bounds.united(self._place_one(i, item))
+        return bounds, done
+
+    def _place_one(self, i: int, item: EdgeItem) -> QRectF:
+        width = _label_budget(self._graph.edges[i], self._nodes, item.label)
+        placed, obstacles = self._placed, self._obstacles
         best: tuple[int, QPointF, bool, QRectF] | None = None
         # The first spot that covers nothing wins; else the one that covers least, the
         # first of equals. A count stops as soon as it cannot beat the best so far.
@@ -151,8 +173,15 @@ def place_labels(scene: QGraphicsScene, graph: Graph, edges: dict[int, EdgeItem]
                         break
             if best is not None and best[0] == 0:
                 break
-        if best is not None:
-            item.label.anchor(best[1], best[2], width)
-            placed.add(best[3])
-            bounds = bounds.united(best[3])
-    return bounds
+        if best is None:
+            return QRectF()
+        item.label.anchor(best[1], best[2], width)
+        placed.add(best[3])
+        return best[3]
+
+
+def place_labels(scene: QGraphicsScene, graph: Graph, edges: dict[int, EdgeItem]) -> QRectF:
+    """Put each data edge's label where it covers no box, line or other label, if it can
+    (all of them, in the graph's order: see :class:`LabelPlacer`). Returns the area the
+    labels may cover."""
+    return LabelPlacer(scene, graph, edges).place()[0]
