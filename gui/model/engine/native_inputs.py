@@ -126,9 +126,72 @@ def _frozen(data: object, depth: int = 0) -> object:
 _NATIVE_TENSOR: Any = torch.tensor
 
 
+def _holds_tensors(data: object, depth: int = 0) -> bool:
+    """Whether frozen ``data`` (tuples of tuples, numbers...) holds a tensor inside."""
+    if type(data) is not tuple or depth > MAX_DATA_NESTING:
+        return False
+    if set(map(type, data)) <= _PLAIN_NUMBERS:
+        return False
+    return any(isinstance(item, torch.Tensor) or _holds_tensors(item, depth + 1) for item in data)
+
+
+def _scalar_type(value: object) -> torch.dtype:
+    """The dtype torch's ``tensor()`` infers for one item of its data (a tensor's own, a
+    Python number's, a numpy scalar's), or for a tuple of them, promoted as torch does."""
+    if isinstance(value, torch.Tensor):
+        return value.dtype
+    if isinstance(value, bool):
+        return torch.bool
+    if isinstance(value, int):
+        return torch.int64
+    if isinstance(value, float):
+        return torch.get_default_dtype()
+    if isinstance(value, complex):
+        return torch.complex128 if torch.get_default_dtype() is torch.float64 else torch.complex64
+    if isinstance(value, np.generic):
+        return torch.from_numpy(np.asarray(value)).dtype
+    if type(value) is tuple and value:
+        dtype = _scalar_type(value[0])
+        for item in value[1:]:
+            dtype = torch.promote_types(dtype, _scalar_type(item))
+        return dtype
+    return torch.get_default_dtype()
+
+
+def _items_of(data: object) -> object:
+    """Frozen ``data`` with each tensor in it as the one number it holds (torch's own
+    error for a tensor of more: it reads each as a scalar)."""
+    if isinstance(data, torch.Tensor):
+        if data.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return data.item()
+    if type(data) is tuple:
+        return tuple(_items_of(item) for item in data)
+    return data
+
+
+def _read_as_scalars(frozen: object, dtype: object) -> tuple[object, object]:
+    """Data holding tensors, as torch reads it: each tensor one number of its dtype.
+
+    A Python ``__getitem__`` on ``torch.Tensor`` (:func:`_getitem`) makes tensors
+    sequences to C, for good: torch read a tensor inside the data as a list of its
+    elements, and a 0-d one failed ("len() of a 0-d tensor") where plain torch reads it
+    as one number of its dtype (``torch.tensor([loss1, loss2])``). So the numbers are
+    taken out here (``item`` is exact in every dtype) and the dtype torch would infer
+    from the tensors and numbers is given, unless the program gave one.
+    """
+    if not _holds_tensors(frozen):
+        return frozen, dtype
+    return _items_of(frozen), _scalar_type(frozen) if dtype is None else dtype
+
+
 def _tensor(data: Any, *args: Any, **kwargs: Any) -> Any:
     """``torch.tensor``; its data read from tuples (see :func:`_frozen`)."""
-    return _NATIVE_TENSOR(_frozen(data), *args, **kwargs)
+    given = kwargs.pop("dtype", None)  # keyword-only in torch.tensor
+    values, dtype = _read_as_scalars(_frozen(data), given)
+    if dtype is None:
+        return _NATIVE_TENSOR(values, *args, **kwargs)
+    return _NATIVE_TENSOR(values, *args, dtype=dtype, **kwargs)
 
 
 _NATIVE_NEW_TENSOR: Any = torch._C.TensorBase.new_tensor
@@ -137,7 +200,9 @@ _NATIVE_TENSOR_NEW: Any = torch._C.TensorBase.__new__
 
 def _new_tensor(self: torch.Tensor, data: Any, *args: Any, **kwargs: Any) -> Any:
     """``Tensor.new_tensor``; its data read from tuples (see :func:`_frozen`)."""
-    return _NATIVE_NEW_TENSOR(self, _frozen(data), *args, **kwargs)
+    # new_tensor takes self's dtype unless given one: only the numbers need taking out.
+    values = _read_as_scalars(_frozen(data), self.dtype)[0]
+    return _NATIVE_NEW_TENSOR(self, values, *args, **kwargs)
 
 
 def _tensor_new(*args: Any, **kwargs: Any) -> Any:
@@ -146,7 +211,9 @@ def _tensor_new(*args: Any, **kwargs: Any) -> Any:
     ``torch.func``) checks that a ``torch.Tensor.__new__`` it finds has torch's signature
     or this one."""
     cls, *data = args
-    return _NATIVE_TENSOR_NEW(cls, *map(_frozen, data), **kwargs)
+    # The legacy constructor makes its own type's dtype: only the numbers need taking out.
+    values = [_read_as_scalars(_frozen(d), torch.float32)[0] for d in data]
+    return _NATIVE_TENSOR_NEW(cls, *values, **kwargs)
 
 
 # An index (`t[rows]`, `t[rows] = v`) is read the same way as data when it holds lists.
@@ -217,7 +284,11 @@ def _as_tensor(data: Any, *args: Any, **kwargs: Any) -> Any:
     """``torch.as_tensor``; a copy of an array of whole numbers (see above). Put in
     torch's namespace, where a DataLoader without batches (``default_convert``) calls it
     on what the program's dataset returns."""
-    return _NATIVE_AS_TENSOR(_frozen(_own_whole_numbers(data)), *args, **kwargs)
+    frozen = _frozen(_own_whole_numbers(data))
+    if not _holds_tensors(frozen):
+        return _NATIVE_AS_TENSOR(frozen, *args, **kwargs)
+    values, dtype = _read_as_scalars(frozen, kwargs.pop("dtype", None))
+    return _NATIVE_AS_TENSOR(values, *args, dtype=dtype, **kwargs)
 
 
 def _asarray(obj: Any, *args: Any, **kwargs: Any) -> Any:
