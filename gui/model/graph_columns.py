@@ -42,7 +42,11 @@ from gui.model.result import (
     TensorData,
     TensorSummary,
 )
-from gui.model.wire_tensors import check_output_counts, check_tensor_values
+from gui.model.wire_tensors import (
+    check_input_indices,
+    check_output_counts,
+    check_tensor_values,
+)
 
 # The columns, in order, of each kind of record (and of the graph's own fields).
 TENSOR_COLUMNS = ("shape", "dtype", "values", "summary")
@@ -257,6 +261,7 @@ def checked_graph(
     _literals(n_kind, NODE_KINDS, "GraphNode kind")
     check_output_counts(n_count)
     _literals(e_kind, EDGE_KINDS, "GraphEdge kind")
+    check_input_indices(e_index)
     tensor_count = len(table)
     _rows(n_value, tensor_count, "GraphNode value")
     _rows(s_tensor, tensor_count, "SavedValue tensor")

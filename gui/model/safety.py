@@ -28,6 +28,10 @@ CONTEXT_NAME = "__ae_context__"
 ALLOWED_GLOBAL_NAMES: frozenset[str] = frozenset({"torch", "tensor", "F", "math", "Variable"})
 # The one dunder name a program may read as a plain name: ``if __name__ == "__main__":``.
 MAIN_NAME = "__name__"
+# The one dunder attribute a program may read, never set or delete: a class's or a
+# function's name, as tutorials print it (``type(layer).__name__``, ``fn.__name__``); a
+# string, and the guard checks whatever the read returns like any other value.
+READABLE_DUNDER_ATTRIBUTE = "__name__"
 # Builtins the guard hands out as they are (``type``, ``getattr``, ``hasattr`` and
 # ``setattr`` are handed out as guarded stand-ins, see :mod:`gui.model.engine.guard`).
 SAFE_BUILTIN_NAMES: frozenset[str] = frozenset({
@@ -46,6 +50,7 @@ GUARDED_BUILTIN_NAMES: frozenset[str] = frozenset({"type", "getattr", "hasattr",
 ALLOWED_IMPORTS: frozenset[str] = frozenset({
     "torch", "torch.nn", "torch.nn.functional", "torch.autograd", "torch.autograd.functional",
     "torch.autograd.function", "torch.nn.init", "torch.nn.utils.rnn", "torch.optim",
+    "torch.nn.utils.parametrize",
     "torch.optim.lr_scheduler", "torch.utils", "torch.utils.data", "torch.func",
     "torch.distributions", "torch.autograd.graph", "torch.autograd.forward_ad", "math",
     "numpy", "random", "time",
@@ -58,6 +63,16 @@ IMPORT_HELP = (
     "checked one by one (tensor math, never files, the network, other processes or native "
     "code)."
 )
+# Modules refused with a reason of their own: the import check and the guard (a module
+# reached as an attribute, `torch.utils.checkpoint.checkpoint(...)`) say it instead of the
+# general list. One sentence each (no ". " inside).
+REFUSED_MODULE_REASONS: dict[str, str] = {
+    "torch.utils.checkpoint": (
+        "activation checkpointing runs your forward code again inside backward, and the app "
+        "reads every saved tensor to draw the graph, which would run it once more than plain "
+        "torch does; call the block directly (the numbers are the same, only memory differs)."
+    ),
+}
 # Methods a class the program defines may give itself under a two-underscore name: what
 # tutorials write (``__init__``, ``__call__``, operators, ``__len__``/``__getitem__`` of a
 # dataset). Not ``__getattribute__``, ``__del__``, ``__init_subclass__``, ``__set_name__``,
@@ -79,6 +94,9 @@ SAFE_DUNDER_METHODS: frozenset[str] = frozenset({
 # What `with` may enter: torch's switches, checked again by identity when the program runs.
 GRAD_MODE_CONTEXTS = frozenset(
     {"no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "detect_anomaly"}
+    # `with torch.autograd.set_detect_anomaly(True):`, the debugging tutorials' form: anomaly
+    # mode is put back after every run too.
+    | {"set_detect_anomaly"}
     # Forward-mode AD's level (``torch.autograd.forward_ad``): put back after every run.
     | {"dual_level"}
 )
@@ -491,7 +509,8 @@ class _Validator:
                     why = (
                         "`with` can only be used with torch.no_grad(), torch.enable_grad(), "
                         "torch.set_grad_enabled(...), torch.inference_mode(), "
-                        "torch.autograd.detect_anomaly(), forward AD's dual_level() or "
+                        "torch.autograd.detect_anomaly() or set_detect_anomaly(...), forward "
+                        "AD's dual_level() or "
                         "torch.autograd.graph's saved_tensors_hooks(...), save_on_cpu() "
                         "and disable_saved_tensors_hooks(...)."
                     )
@@ -508,6 +527,8 @@ class _Validator:
         # the object (see guard.guarded_delattr).
         if node.attr == "__init__" and not isinstance(node.ctx, ast.Del):
             return  # `super().__init__()`: the guard checks what it finds
+        if node.attr == READABLE_DUNDER_ATTRIBUTE and isinstance(node.ctx, ast.Load):
+            return  # `type(x).__name__`: read only (see READABLE_DUNDER_ATTRIBUTE)
         elif (reason := attribute_refusal_reason(node.attr, own_object=True)) is not None:
             self.refuse(node, construct, reason)
         elif is_private_name(node.attr) and self._on_library(node.value):
@@ -535,13 +556,14 @@ class _Validator:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name not in ALLOWED_IMPORTS or alias.name == "__future__":
-                    self.refuse(node, f"import {alias.name}", IMPORT_HELP)
+                    why = REFUSED_MODULE_REASONS.get(alias.name, IMPORT_HELP)
+                    self.refuse(node, f"import {alias.name}", why)
                 self.check_name(node, alias.asname or "")
             return
         module = "." * node.level + (node.module or "")
         text = f"from {module} import {', '.join(alias.name for alias in node.names)}"
         if node.level or module not in ALLOWED_IMPORTS:
-            self.refuse(node, text, IMPORT_HELP)
+            self.refuse(node, text, REFUSED_MODULE_REASONS.get(module, IMPORT_HELP))
             return
         for alias in node.names:
             self.check_name(node, alias.asname or alias.name)

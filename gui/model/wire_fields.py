@@ -23,8 +23,12 @@ from array import array
 from collections.abc import Collection
 from typing import Any, Literal, Union
 
-from gui.model.result import GraphNode, TensorData
-from gui.model.wire_tensors import check_output_counts, check_tensor_values
+from gui.model.result import GraphEdge, GraphNode, TensorData
+from gui.model.wire_tensors import (
+    check_input_indices,
+    check_output_counts,
+    check_tensor_values,
+)
 
 # Leaves of a message: nothing inside them to walk.
 ATOMS = frozenset({float, int, str, bool, type(None), bytes, complex})
@@ -127,10 +131,15 @@ def _outputs_bounded(states: list[dict[str, Any]]) -> None:
     check_output_counts([s["output_count"] for s in states])
 
 
+def _inputs_bounded(states: list[dict[str, Any]]) -> None:
+    check_input_indices([s["input_index"] for s in states])
+
+
 # Past their fields' types: what a record's fields must agree on (see wire_tensors).
 _CONSISTENT: dict[type, typing.Callable[[list[dict[str, Any]]], None]] = {
     TensorData: _tensors_consistent,
     GraphNode: _outputs_bounded,
+    GraphEdge: _inputs_bounded,
 }
 
 

@@ -49,6 +49,16 @@ def check_output_counts(counts: Sequence[int]) -> None:
         )
 
 
+def check_input_indices(indices: Sequence[int | None]) -> None:
+    """Refuse edges whose ``input_index`` (a position in the target's inputs, ``None`` for
+    none) is negative or past :data:`MAX_OUTPUTS`: panels index a node's flows with it,
+    and ``leaving[-10**9]`` raised on the window's thread for an answer the reader had
+    taken (red team, round 10)."""
+    given = [i for i in indices if i is not None]
+    if given and (min(given) < 0 or max(given) > MAX_OUTPUTS):
+        raise pickle.UnpicklingError("the engine sent a GraphEdge of an input no op has")
+
+
 def check_tensor_values(shapes: Sequence[tuple[int, ...]], values: Sequence[Any]) -> None:
     """Refuse tensor records (``shapes[i]``, ``values[i]``) whose values are not ``None``
     or ``tolist()`` of their shape (at most :data:`FULL_VALUES_LIMIT` numbers), or whose

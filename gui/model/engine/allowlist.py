@@ -60,6 +60,7 @@ import torch.utils
 import torch.utils.data
 import torch.utils.hooks
 
+from gui.model import safety
 from gui.model.engine import safe_copy
 from gui.model.engine.autograd_nodes import (
     NodeView,
@@ -96,6 +97,7 @@ from gui.model.engine.native_inputs import (
     _segment_reduce,
     _tensor,
 )
+from gui.model.engine.parametrize_stand_in import register_parametrization
 from gui.model.engine.refusal import PROGRAM_CLASSES, CodeRefusedAtRuntime
 from gui.model.engine.reviewed_names import BUILTIN_CLASSES, FORWARD_AD_REVIEWED, MODULES
 
@@ -201,7 +203,8 @@ class Allowlist:
         if isinstance(value, types.ModuleType):
             if self.allows_object(value):
                 return None
-            return f"it is the module {value.__name__}, which programs here cannot use."
+            general = f"it is the module {value.__name__}, which programs here cannot use."
+            return safety.REFUSED_MODULE_REASONS.get(value.__name__, general)
         if self.allows_object(value):
             return None
         if isinstance(value, type):
@@ -365,6 +368,8 @@ def _stand_ins() -> dict[int, tuple[object, object]]:
         (torch.segment_reduce, _segment_reduce),
         (copy.deepcopy, _deepcopy),
         (copy.copy, _copy),
+        # Fractions only, torch's checks on (see parametrize_stand_in).
+        (torch.nn.utils.parametrize.register_parametrization, register_parametrization),
     ]
     pairs += [(getattr(torch, name), _legacy_type(name)) for name in _LEGACY_TYPES]
     return {id(original): (original, stand_in) for original, stand_in in pairs}

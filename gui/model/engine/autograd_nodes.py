@@ -320,6 +320,12 @@ def is_allowed_context(value: object) -> bool:
     return False
 
 
+def is_allowed_context_type(kind: type) -> bool:
+    """Whether ``kind`` is one of the contexts ``with`` may enter (its instances: a ``with``
+    on the class itself, ``with torch.no_grad:``, is Python's TypeError)."""
+    return kind in _CONTEXT_TYPES
+
+
 _CONTEXT_TYPES: frozenset[type] = frozenset(
     {
         torch.no_grad,
@@ -327,6 +333,7 @@ _CONTEXT_TYPES: frozenset[type] = frozenset(
         torch.set_grad_enabled,
         torch.inference_mode,
         torch.autograd.detect_anomaly,
+        torch.autograd.set_detect_anomaly,  # as a `with` (restored like detect_anomaly)
         torch.autograd.forward_ad.dual_level,
         _SavedTensorsHooks,
         _SaveOnCpu,

@@ -36,6 +36,7 @@ from gui.model.engine.autograd_nodes import (
     NodeView,
     RawSavedTensor,
     is_allowed_context,
+    is_allowed_context_type,
     is_saved_attribute,
     node_view,
 )
@@ -177,6 +178,8 @@ def guarded_getattr(obj: object, name: str) -> object:
             _check_format(obj, name)
         elif safety.is_private_name(name) or name == "__init__":
             _check_private_read(obj, name)
+        elif name == safety.READABLE_DUNDER_ATTRIBUTE:
+            pass  # a name, read only: the value is checked below like any other
         else:
             reason = safety.attribute_refusal_reason(name)
             if reason is not None:
@@ -387,11 +390,26 @@ def guarded_delattr(obj: object, name: str) -> None:
     delete one (``del ctx.result`` in a custom Function's ``jvp``, ``del model.weight``
     before a parametrization); of a tensor, only ``.grad``."""
     reason = _write_refusal(obj, name)
-    if reason is None and isinstance(obj, torch.Tensor) and name != "grad":
-        reason = "only `.grad` of a tensor can be deleted here."
+    if reason is None and isinstance(obj, torch.Tensor):
+        if name != "grad":  # torch's deleter of `.grad` expects no value
+            reason = "only `.grad` of a tensor can be deleted here."
+    elif reason is None and _native_slot(obj, name):
+        reason = "it is a slot of the object's native code, which is never deleted."
     if reason is not None:
         raise CodeRefusedAtRuntime(f"`{_describe(obj, name)}` cannot be deleted: {reason}")
     delattr(obj, name)
+
+
+def _native_slot(obj: object, name: str) -> bool:
+    """``name`` is a slot the class of ``obj`` keeps in C (a getset or member descriptor):
+    its deleter is the setter called with no value, which some do not expect (``del
+    ctx.materialize_grads`` crashed the process: torch's setter read the missing value's
+    type). Read from the classes' own dicts: no lookup runs the program's code."""
+    for klass in type(obj).__mro__:
+        found = klass.__dict__.get(name)
+        if found is not None:
+            return isinstance(found, (types.GetSetDescriptorType, types.MemberDescriptorType))
+    return False
 
 
 def _write_refusal(obj: object, name: str) -> str | None:
@@ -644,10 +662,15 @@ def guarded_context(value: object) -> object:
     the contexts :func:`~.autograd_nodes.is_allowed_context` lists, whatever name holds them."""
     if is_allowed_context(value):
         return value
+    if isinstance(value, type) and is_allowed_context_type(value):
+        # `with torch.no_grad:` (the class, not an instance): what Python itself raises.
+        kind = type(value).__name__
+        raise TypeError(f"'{kind}' object does not support the context manager protocol")
     raise CodeRefusedAtRuntime(
         f"`with` is not available on a {type(value).__name__}: a `with` block here enters "
         "torch.no_grad(), torch.enable_grad(), torch.set_grad_enabled(...), "
-        "torch.inference_mode(), torch.autograd.detect_anomaly(), the saved-tensor hooks of "
+        "torch.inference_mode(), torch.autograd.detect_anomaly() or set_detect_anomaly(...), "
+        "the saved-tensor hooks of "
         "torch.autograd.graph, or an object of a class the program defines."
     )
 

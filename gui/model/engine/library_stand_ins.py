@@ -2,12 +2,14 @@
 
 The GPU queries (the app computes on the CPU), ``@once_differentiable``,
 ``pad_packed_sequence``, ``kl_divergence``, a class's method called with another ``self``
-(:func:`instances_only`), and ``DataLoader``'s worker processes: each is torch's own,
-behind the checks that keep what it does to the program's own objects.
+(:func:`instances_only`), ``DataLoader``'s worker processes and the fused optimizer
+kernels (:func:`refuse_fused_optimizers`): each is torch's own, behind the checks that
+keep what it does to the program's own objects.
 """
 
 from __future__ import annotations
 
+import importlib
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -178,3 +180,118 @@ def _refuse_worker_processes() -> None:
 
     iterator.__init__ = refuse
     iterator._ae_refused = True
+
+
+FUSED_REFUSED = (
+    "`fused=True` is not available here: the fused optimizer step trusts the sizes of the "
+    "optimizer's state (`opt.state[p]`), which a program can change, and wrote past them; "
+    "leave `fused` out: the ordinary step computes the same numbers."
+)
+# Where torch's optimizers find their fused kernels (looked up when a step runs; the
+# modules are not attributes of `torch.optim`, which deletes their names).
+_FUSED_STEPS = (
+    ("torch.optim.adam", "_fused_adam"),  # Adam and AdamW
+    ("torch.optim.sgd", "_fused_sgd"),
+    ("torch.optim.adagrad", "_fused_adagrad"),
+)
+
+
+def _fused_step_refused(*args: Any, **kwargs: Any) -> None:
+    raise CodeRefusedAtRuntime(FUSED_REFUSED)
+
+
+def refuse_fused_optimizers() -> None:
+    """Make every fused optimizer step (``Adam(..., fused=True)``, or ``group['fused'] =
+    True`` written into a param group, even from a step's closure) a refusal.
+
+    torch's fused CPU kernels walk each parameter's numbers through the state tensors
+    (``exp_avg``, ``momentum_buffer``, ``sum``...) and the gradient by raw pointer, with
+    no check of their sizes: ``opt.state[p]['exp_avg'] = torch.ones(1)`` made the next
+    step write a million numbers past a one-number buffer (red team, round 10). The
+    ordinary step checks every size. Called once, before programs can reach optimizers.
+    """
+    for module, name in _FUSED_STEPS:
+        setattr(importlib.import_module(module), name, _fused_step_refused)
+
+
+LSTM_REFUSED = (
+    "this LSTM's weights do not fit it: {what}. torch's LSTM kernel on the CPU reads its "
+    "weights by raw pointer, trusting their shapes; keep each weight the shape the layer "
+    "made (`nn.init` and in-place changes keep it)."
+)
+
+
+class _CheckedRecurrentKernels:
+    """``torch.nn.modules.rnn``'s ``_VF`` (torch's native kernels): the same, but for
+    ``lstm``, whose weights are checked against the input and hidden state first.
+
+    On the CPU ``nn.LSTM`` runs oneDNN's kernel, which reads every weight by raw pointer
+    with the sizes it derives from the input and the hidden state, and checks none of
+    them: ``lstm.weight_hh_l0.data = torch.ones(1)`` (or ``del`` and a new parameter, or
+    ``torch.func.functional_call`` with other tensors) read and wrote past the weight's
+    memory (heap corruption, red team round 10). GRU and RNN layers check their shapes.
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(torch._VF, name)
+
+    def lstm(self, *args: Any) -> Any:
+        if isinstance(args[1], torch.Tensor):  # a packed sequence: input, batch_sizes, hx...
+            data, batch_sizes, hx, weights, biases, layers, _, _, both = args
+            batch = int(batch_sizes[0]) if batch_sizes.numel() else 0
+        else:  # input, hx, weights, has_biases, layers, dropout, train, both, batch_first
+            data, hx, weights, biases, layers, _, _, both, batch_first = args
+            batch = data.size(0 if batch_first else 1)
+        _check_lstm_weights(data, hx, weights, bool(biases), int(layers), bool(both), batch)
+        return torch._VF.lstm(*args)
+
+
+def _check_lstm_weights(
+    data: torch.Tensor,
+    hx: Any,
+    weights: Any,
+    biases: bool,
+    layers: int,
+    both: bool,
+    batch: int,
+) -> None:
+    """Refuse weights or a hidden state whose shapes are not those the kernel derives
+    (from the input's last size and the hidden state's), or weights that are not one
+    dense block of the input's dtype and device."""
+    directions = 2 if both else 1
+    h0, c0 = hx
+    hidden, projected = c0.size(-1), h0.size(-1)
+    if tuple(c0.shape) != (layers * directions, batch, hidden) or tuple(h0.shape) != (
+        layers * directions,
+        batch,
+        projected,
+    ):
+        raise CodeRefusedAtRuntime(LSTM_REFUSED.format(what="the hidden state's shape"))
+    expected: list[tuple[int, ...]] = []
+    for layer in range(layers):
+        inputs = data.size(-1) if layer == 0 else projected * directions
+        one: list[tuple[int, ...]] = [(4 * hidden, inputs), (4 * hidden, projected)]
+        one += [(4 * hidden,), (4 * hidden,)] if biases else []
+        one += [(projected, hidden)] if projected != hidden else []
+        expected += one * directions
+    if len(weights) != len(expected):
+        raise CodeRefusedAtRuntime(LSTM_REFUSED.format(what="a weight too many or too few"))
+    for weight, shape in zip(weights, expected, strict=True):
+        if (
+            type(weight) not in (torch.Tensor, torch.nn.Parameter)
+            or tuple(weight.shape) != shape
+            or not weight.is_contiguous()
+            or weight.dtype != data.dtype
+            or weight.device != data.device
+            or weight.layout is not torch.strided
+        ):
+            raise CodeRefusedAtRuntime(
+                LSTM_REFUSED.format(what=f"a weight is {tuple(weight.shape)}, not {shape}")
+            )
+
+
+def check_lstm_kernels() -> None:
+    """Put :class:`_CheckedRecurrentKernels` where ``nn.LSTM`` finds torch's kernels."""
+    rnn = importlib.import_module("torch.nn.modules.rnn")
+    if not isinstance(getattr(rnn, "_VF", None), _CheckedRecurrentKernels):
+        setattr(rnn, "_VF", _CheckedRecurrentKernels())  # noqa: B010  (mypy: not in stubs)

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import torch
+import torch._functorch.autograd_function
 import torch.autograd.forward_ad
 import torch.autograd.function
 import torch.autograd.functional
@@ -31,6 +32,7 @@ import torch.func
 import torch.nn.functional
 import torch.nn.init
 import torch.nn.utils
+import torch.nn.utils.parametrize
 import torch.nn.utils.rnn
 import torch.optim
 import torch.optim.lr_scheduler
@@ -39,6 +41,7 @@ import torch.utils.data
 import torch.utils.hooks
 
 from gui.model.engine.autograd_nodes import RawSavedTensor
+from gui.model.engine.library_stand_ins import check_lstm_kernels, refuse_fused_optimizers
 from gui.model.engine.native_inputs import (
     _as_tensor,
     _checked_ctc_loss,
@@ -67,6 +70,7 @@ from gui.model.engine.reviewed_names import (
     NUMPY_RANDOM,
     NUMPY_REVIEWED,
     PACKED_SEQUENCE_METHODS,
+    PARAMETRIZE_REVIEWED,
     PLAIN_TYPES_WITH_METHODS,
     RANDOM_REVIEWED,
     RANDOM_STATE_METHODS,
@@ -92,6 +96,7 @@ def _optimizers_warmed_up() -> tuple[list[object], list[types.CodeType]]:
     the objects listed are the ones programs will meet (and the imports they trigger
     happen before the operating-system wall).
     """
+    refuse_fused_optimizers()
     schedulers = torch.optim.lr_scheduler
     found: list[object] = [torch.optim.Optimizer, schedulers.LRScheduler]
     codes: list[types.CodeType] = []
@@ -162,6 +167,7 @@ def _public_methods(cls: type, stop: type) -> list[object]:
 
 
 def _objects() -> list[object]:
+    check_lstm_kernels()  # before any program can reach nn.LSTM
     objects: list[object] = []
     refused = {id(getattr(torch.Tensor, n, None)) for n in TENSOR_FUNCTIONS_REFUSED}
     refused |= {id(getattr(torch, n)) for n in TENSOR_FUNCTIONS_REFUSED if hasattr(torch, n)}
@@ -202,12 +208,19 @@ def _objects() -> list[object]:
     function: Any = torch.autograd.Function
     objects += [vars(function)["apply"], function.apply.__func__, function.__init__]
     objects += _named(torch.autograd.function.FunctionCtx, CTX_METHODS)
+    # The ctx torch.func hands a custom Function's setup_context under grad/vmap
+    # ("Extending torch.func with autograd.Function"): its save_for_backward and
+    # save_for_forward only unwrap the batched tensors given and call the real ctx's
+    # (listed above); tensors in, kept on the ctx, no file, process or native code reached.
+    wrapped_ctx: Any = torch._functorch.autograd_function.CtxCustomSave
+    objects += [vars(wrapped_ctx)["save_for_backward"], vars(wrapped_ctx)["save_for_forward"]]
     objects += _named(torch.Tensor, TENSOR_HOOKS)
     objects.append(torch.utils.hooks.RemovableHandle.remove)
     objects.append(RawSavedTensor.register_hooks)
     objects += [_tensor_numpy, _checked_ctc_loss, _as_tensor, _new_tensor]
     objects += _named(torch.nn.utils, NN_UTILS)
     objects += _named(torch.nn.utils.rnn, RNN_UTILS)
+    objects += _named(torch.nn.utils.parametrize, PARAMETRIZE_REVIEWED)
     objects += _named(torch.nn.utils.rnn.PackedSequence, PACKED_SEQUENCE_METHODS)
     objects += _distributions()
     objects += _named(torch.utils.data, DATA_REVIEWED)
@@ -263,8 +276,10 @@ def _nn_classes_and_methods() -> list[object]:
         for klass in cls.__mro__:
             if klass is nn.Module or not issubclass(klass, nn.Module):
                 break
+            # A static method is found as its function (`model.generate_square_subsequent_mask`
+            # reads the function, not the staticmethod object that holds it).
             found += [
-                v
+                v.__func__ if isinstance(v, staticmethod) else v
                 for n, v in vars(klass).items()
                 if (not n.startswith("_") or n == "__init__") and callable(v)
             ]

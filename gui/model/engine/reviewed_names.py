@@ -29,6 +29,7 @@ import torch.func
 import torch.nn.functional
 import torch.nn.init
 import torch.nn.utils
+import torch.nn.utils.parametrize
 import torch.nn.utils.rnn
 import torch.optim
 import torch.optim.lr_scheduler
@@ -70,6 +71,9 @@ MODULES: tuple[types.ModuleType, ...] = (
     # what the guard refuses by value (registries, counters, submodules, other classes).
     torch.autograd.function,  # for `once_differentiable`
     torch.nn.utils.rnn,  # padding and packing sequences for recurrent layers
+    # The "Parametrizations" tutorial: only PARAMETRIZE_REVIEWED below; `cached()` (a
+    # process-wide cache keyed by the module's id) and the rest are refused by value.
+    torch.nn.utils.parametrize,
     torch.distributions,  # the distributions of DISTRIBUTIONS_REVIEWED and kl_divergence
     # Saved-tensor hooks: only the stand-ins for saved_tensors_hooks, save_on_cpu and
     # disable_saved_tensors_hooks (see `_SavedTensorsHooks`); register_multi_grad_hook and
@@ -159,6 +163,16 @@ CTX_METHODS: tuple[str, ...] = (
 )  # fmt: skip
 # Tensor hooks: they run the program's own (guarded) code when torch reaches the tensor.
 TENSOR_HOOKS: tuple[str, ...] = ("register_hook", "register_post_accumulate_grad_hook")
+# `torch.nn.utils.parametrize`: registering (the app's stand-in, `parametrize_stand_in`:
+# tensors of fractions only) swaps the layer's class for a subclass made from it
+# (`ParametrizedLinear`, still a layer, its reads guarded) with a property that runs the
+# program's parametrization layer (guarded code) on `parametrizations.weight.original`;
+# the tensor name must already be a parameter or buffer of the layer (whose names the
+# layer's own rules check); removing puts the class back. No file, process or native
+# code is reached, and nothing is kept outside the layer.
+PARAMETRIZE_REVIEWED: tuple[str, ...] = (
+    "remove_parametrizations", "is_parametrized",
+)  # fmt: skip
 NN_UTILS: tuple[str, ...] = (
     "clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters",
     "get_total_norm", "clip_grads_with_norm_",
@@ -198,9 +212,12 @@ DATA_REVIEWED: tuple[str, ...] = (
     "IterableDataset", "StackDataset", "Sampler", "RandomSampler", "SequentialSampler",
     "BatchSampler", "SubsetRandomSampler", "WeightedRandomSampler", "default_collate",
 )  # fmt: skip
+# `stack_module_state` ("Model ensembling"): reads each model's named_parameters and
+# named_buffers (the program's own code or torch's, guarded) and returns torch.stack of
+# them as new leaves; it keeps nothing and reaches no file, process or native code.
 FUNC_REVIEWED: tuple[str, ...] = (
     "grad", "grad_and_value", "vmap", "jacrev", "jacfwd", "hessian", "vjp", "jvp",
-    "functional_call", "linearize",
+    "functional_call", "linearize", "stack_module_state",
 )  # fmt: skip
 RANDOM_REVIEWED: tuple[str, ...] = (
     "seed", "random", "randint", "randrange", "uniform", "gauss", "normalvariate", "choice",

@@ -66,6 +66,8 @@ def read_tensor_data(t: torch.Tensor) -> TensorData:
             dtype = _DTYPE_NAMES.get(t.dtype) or dtype_name(t.dtype)
             return _new_tensor_data(known, dtype, t.tolist())
         t = t.detach()
+        if t._is_zerotensor():  # no memory: its statistics are known without reading
+            return TensorData(shared_shape(t), dtype_name(t.dtype), None, ZEROS)
         return TensorData(shared_shape(t), dtype_name(t.dtype), None, summary_of(t))
     except (RuntimeError, NotImplementedError):  # no numbers to read where they are
         return _unusual_tensor_data(t)
@@ -145,17 +147,21 @@ def _unusual_tensor_data(t: torch.Tensor) -> TensorData:
     """A sparse tensor's numbers, read densely; a zero tensor's (torch's efficient zeros,
     which forward-mode AD saves: no memory, every number 0) as the zeros they are; a
     tensor with no numbers at all (on the ``meta`` device: a shape without data) as
-    statistics that are not numbers, the way an empty tensor's are."""
-    t = t.detach()
+    statistics that are not numbers, the way an empty tensor's are; a tensor that escaped
+    a ``torch.func`` transform (``vmap`` appends its argument to a list) the same way:
+    torch refuses every read of it, ``detach()`` too."""
+    try:
+        t = t.detach()
+    except (RuntimeError, NotImplementedError):
+        return TensorData(tuple(t.shape), dtype_name(t.dtype), None, NO_NUMBERS)
     if t._is_zerotensor():
         return tensor_data(torch.zeros(t.shape, dtype=t.dtype))
-    if t.layout is not torch.strided and not t.is_meta:
+    if t.layout is not torch.strided and not t.is_meta and t.numel() <= SUMMARY_MOST:
         try:
             return tensor_data(t.to_dense())
         except (RuntimeError, NotImplementedError):
             pass
-    nothing = TensorSummary(math.nan, math.nan, math.nan, math.nan)
-    return TensorData(tuple(t.shape), dtype_name(t.dtype), None, nothing)
+    return TensorData(tuple(t.shape), dtype_name(t.dtype), None, NO_NUMBERS)
 
 
 def maybe_tensor_data(t: object) -> TensorData | None:
@@ -164,13 +170,15 @@ def maybe_tensor_data(t: object) -> TensorData | None:
 
 
 def summary_of(t: torch.Tensor) -> TensorSummary:
-    """Statistics computed in place where possible: a large tensor is not copied again."""
-    if t.is_complex():
-        t = t.abs()
-    elif not t.is_floating_point():
-        t = t.to(torch.float64)
+    """Statistics computed in place where possible: a large tensor is not copied again.
+
+    The work is bounded by the memory the tensor reads, not by its shape: an expanded
+    view is reduced over one repeat (before any conversion copies every repeat), and a
+    view that reads the same memory many times over (``x.unfold(0, 30000, 1)`` of 60,000
+    numbers: 9 * 10**8 of them) has no statistics past :data:`SUMMARY_MOST` numbers.
+    """
     if t.numel() == 0:
-        return TensorSummary(math.nan, math.nan, math.nan, math.nan)
+        return NO_NUMBERS
     # An expanded view repeats its numbers without memory (x.expand(10**9): 16 bytes):
     # every statistic but the norm is that of one repeat, and the norm grows with the
     # square root of the repeats. Reduced over every repeat it took minutes.
@@ -179,12 +187,31 @@ def summary_of(t: torch.Tensor) -> TensorSummary:
         if stride == 0 and size > 1:
             repeats *= size
             t = t.narrow(dim, 0, 1)
+    if t.numel() > SUMMARY_MOST and t.numel() > _stored_numbers(t):
+        return NO_NUMBERS
+    if t.is_complex():
+        t = t.abs()
+    elif not t.is_floating_point():
+        t = t.to(torch.float64)
     return TensorSummary(
         minimum=t.min().item(),
         maximum=t.max().item(),
         mean=t.mean(dtype=torch.float64).item(),
         norm=t.norm().item() * math.sqrt(repeats),
     )
+
+
+def _stored_numbers(t: torch.Tensor) -> int:
+    """How many numbers ``t``'s memory holds (its storage's, from its offset on)."""
+    return int(t.untyped_storage().nbytes()) // t.element_size() - int(t.storage_offset())
+
+
+# Past this many numbers read from memory they repeat, a view has no statistics (their
+# reductions took a minute for a one-line program); numbers each in memory of their own
+# cost the program as much to make as they cost the engine to read.
+SUMMARY_MOST = 2**24
+NO_NUMBERS = TensorSummary(math.nan, math.nan, math.nan, math.nan)
+ZEROS = TensorSummary(0.0, 0.0, 0.0, 0.0)
 
 
 # A forward value of at most this many numbers is read as the recorder sees it made (a
