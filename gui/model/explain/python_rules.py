@@ -16,11 +16,11 @@ from collections.abc import Callable
 
 from gui.model.explain.backward_history import zero_grad_between
 from gui.model.explain.source import (
-    Made,
     assignments,
     attribute_receiver,
     leaf_made_late,
     line_tree,
+    rebound_advice,
     rebound_update,
 )
 from gui.model.explain.torch_rules import Advice, Found, Rule, rule_table
@@ -115,21 +115,6 @@ def _grad_none(f: Found) -> Advice:
         f"call `.{attr}` on yet (it is also None for tensors that are not leaves).",
         f"Run the backward pass first, or guard it: `if {n}.grad is not None: {n}.grad.zero_()` "
         f"(or reset with `{n}.grad = None`).",
-    )
-
-
-def rebound_advice(n: str, step: Made) -> tuple[str, str]:
-    """``w = w - lr * w.grad`` explained: the explanation and the fix."""
-    update = step.text.split("=", 1)[1].strip()
-    op = "-=" if update.startswith(f"{n} -") else None
-    inplace = f"{n} {op} {update.split('-', 1)[1].strip()}" if op else f"{n}.copy_({update})"
-    return (
-        f"Line {step.line} (`{step.text}`) does not change `{n}`: it computes a new tensor "
-        f"from the old `{n}` and gives it the same name. That new `{n}` is a computed "
-        "(non-leaf) tensor, so the next `backward()` passes its gradient on to the old one "
-        f"and `{n}.grad` stays None.",
-        f"Update the leaf itself, in place, with gradient tracking off: `with torch.no_grad(): "
-        f"{inplace}`, then zero its gradient (`{n}.grad.zero_()`) before the next backward.",
     )
 
 

@@ -637,3 +637,18 @@ def rebound_update(program: str | None, name: str) -> Made | None:
         if reads_grad:
             return made
     return None
+
+
+def rebound_advice(n: str, step: Made) -> tuple[str, str]:
+    """``w = w - lr * w.grad`` explained: the explanation and the fix."""
+    update = step.text.split("=", 1)[1].strip()
+    op = "-=" if update.startswith(f"{n} -") else None
+    inplace = f"{n} {op} {update.split('-', 1)[1].strip()}" if op else f"{n}.copy_({update})"
+    return (
+        f"Line {step.line} (`{step.text}`) does not change `{n}`: it computes a new tensor "
+        f"from the old `{n}` and gives it the same name. That new `{n}` is a computed "
+        "(non-leaf) tensor, so the next `backward()` passes its gradient on to the old one "
+        f"and `{n}.grad` stays None.",
+        f"Update the leaf itself, in place, with gradient tracking off: `with torch.no_grad(): "
+        f"{inplace}`, then zero its gradient (`{n}.grad.zero_()`) before the next backward.",
+    )

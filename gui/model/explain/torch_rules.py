@@ -52,6 +52,7 @@ from gui.model.explain.source import (
     operand,
     ordinal,
     parse_shape,
+    rebound_advice,
     rebound_update,
     receiver_text,
     render,
@@ -464,8 +465,6 @@ def _non_leaf_grad(f: Found) -> Advice:
     )
     step = rebound_update(ctx.program, owner)
     if step is not None:
-        from gui.model.explain.python_rules import rebound_advice  # it imports this module
-
         return Advice(*rebound_advice(owner, step))
     late = leaf_made_late(ctx.program, owner, f.line)
     if late is not None:
