@@ -141,15 +141,6 @@ def test_text_too_small_to_read_is_not_drawn(qtbot: QtBot, session: Session) -> 
     items = panel.items
     assert items is not None
     item = next(i for i in items.nodes.values() if i.kind == "function")
-    box = item.sceneBoundingRect()
     for zoom, text_drawn in ((2.0, True), (LEGIBLE_TEXT_PX / 10.0 * 0.5, False)):
-        size = box.size() * zoom
-        image = QImage(int(size.width()) + 4, int(size.height()) + 4, QImage.Format.Format_RGB32)
-        image.fill(QColor("white"))
-        painter = QPainter(image)
-        painter.scale(zoom, zoom)
-        painter.translate(-box.topLeft() + QPointF(1, 1))
-        item.paint(painter, None, None)  # type: ignore[arg-type]
-        painter.end()
-        inner = QRectF(2 * zoom, 4 * zoom, (box.width() - 4) * zoom, (box.height() - 8) * zoom)
+        image, inner = _painted(item, zoom)
         assert (dark_pixels(image, inner) > 0) == text_drawn
