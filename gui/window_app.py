@@ -239,7 +239,12 @@ def _open_first(session: Session, path: str | None) -> str | None:
 
 def _save_screenshot(app: QApplication, window: MainWindow, session: Session, out: str) -> int:
     deadline = time.monotonic() + SCREENSHOT_TIMEOUT_SECONDS
-    while session.snapshot.running or session.snapshot.result is None:
+    # The engine's answer, then the graph's layout (a big graph's takes a moment more).
+    while (
+        session.snapshot.running
+        or session.snapshot.result is None
+        or session.snapshot.laying_out is not None
+    ):
         app.processEvents()
         if time.monotonic() > deadline:
             print("error: the engine did not answer in time", file=sys.stderr)
