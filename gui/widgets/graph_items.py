@@ -130,7 +130,9 @@ class GraphItems:
 
     @property
     def labels_unplaced(self) -> bool:
-        """Whether some edge labels are not placed yet."""
+        """Whether some edge labels are not placed yet (a compact graph has none)."""
+        if self.layout.compact:
+            return False
         return self._placer is None or bool(self._placer.unplaced)
 
     def place_labels(self, within: Area | None = None) -> QRectF:
