@@ -187,10 +187,7 @@ def _read_as_scalars(frozen: object, dtype: object) -> tuple[object, object]:
 
 def _tensor(data: Any, *args: Any, **kwargs: Any) -> Any:
     """``torch.tensor``; its data read from tuples (see :func:`_frozen`)."""
-    given = kwargs.pop("dtype", None)  # keyword-only in torch.tensor
-    values, dtype = _read_as_scalars(_frozen(data), given)
-    if dtype is None:
-        return _NATIVE_TENSOR(values, *args, **kwargs)
+    values, dtype = _read_as_scalars(_frozen(data), kwargs.pop("dtype", None))
     return _NATIVE_TENSOR(values, *args, dtype=dtype, **kwargs)
 
 
@@ -285,8 +282,6 @@ def _as_tensor(data: Any, *args: Any, **kwargs: Any) -> Any:
     torch's namespace, where a DataLoader without batches (``default_convert``) calls it
     on what the program's dataset returns."""
     frozen = _frozen(_own_whole_numbers(data))
-    if not _holds_tensors(frozen):
-        return _NATIVE_AS_TENSOR(frozen, *args, **kwargs)
     values, dtype = _read_as_scalars(frozen, kwargs.pop("dtype", None))
     return _NATIVE_AS_TENSOR(values, *args, dtype=dtype, **kwargs)
 

@@ -24,6 +24,7 @@ from gui.model.explain.backward_history import (
     why_freed,
 )
 from gui.model.explain.dtype_hints import float32_statement, integer_leaf
+from gui.model.explain.grad_switches import reads
 from gui.model.explain.graph_cuts import find_cut, history
 from gui.model.explain.inplace_sites import guilty_site, inplace_sites, inplace_story
 from gui.model.explain.source import (
@@ -368,32 +369,17 @@ def _leaf_view_inplace(f: Found, view: str, update: str) -> Advice:
 
 
 def _made_from(
-    program: str | None, name: str, before: int | None, leaves: tuple[str, ...], depth: int = 0
+    program: str | None, name: str, before: int | None, leaves: tuple[str, ...]
 ) -> tuple[str, int, str] | None:
-    """``(leaf, line, text)``: the leaf ``name`` was cut from, by the last line before line
-    ``before`` that assigns ``name`` (``first = x[:2]``), followed through other views
+    """``(leaf, line, text)``: the leaf ``name`` was cut from, and the statement before line
+    ``before`` that made ``name`` (``first = x[:2]``), followed through other views
     (``row = grid[0]`` after ``grid = w.view(2, 3)``); ``None`` if the program does not show."""
-    if not program or depth > 4:
-        return None
-    assign = re.compile(rf"^\s*{re.escape(name)}\s*=(?!=)\s*(?P<rhs>.+)$")
-    last = None
-    for number, text in enumerate(program.splitlines(), start=1):
-        if before is not None and number >= before:
-            break
-        m = assign.match(text)
-        if m is not None:
-            last = (number, text.strip(), m.group("rhs"))
-    if last is None:
-        return None
-    number, text, rhs = last
-    for leaf in leaves:
-        if leaf != name and re.search(rf"\b{re.escape(leaf)}\b", rhs):
-            return leaf, number, text
-    for other in re.findall(r"\b[A-Za-z_]\w*\b", rhs):
-        if other != name:
-            found = _made_from(program, other, number, leaves, depth + 1)
-            if found is not None:
-                return found[0], number, text
+    made = None
+    for statement in history(program, name, before):
+        made = made or statement
+        leaf = next((r for r in reads(statement) if r in leaves and r != name), None)
+        if leaf is not None:
+            return leaf, made.line, made.text.strip()
     return None
 
 
