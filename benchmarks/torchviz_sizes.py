@@ -34,7 +34,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -205,8 +205,11 @@ def app_child(functions: int, ticks: int, cap: float) -> dict[str, Any]:
             "drawn": snapshot.layout is not None,
             "error": None if snapshot.error is None else snapshot.error.message[:80],
         }
-        times = ticks_within(bench, ticks, budget=cap / 2)
+        times = ticks_within(bench, ticks, budget=cap / 4)
+        out["step_ms"] = statistics.median(times) if times else None
+        times, release = ticks_within(bench, ticks, budget=cap / 4, drag=True)
         out["tick_ms"] = statistics.median(times) if times else None
+        out["release_ms"] = release
         out["ticks"] = len(times)
         return out
     finally:
@@ -217,10 +220,23 @@ def app_child(functions: int, ticks: int, cap: float) -> dict[str, Any]:
 WARM_TICKS = 3
 
 
-def ticks_within(bench: Any, ticks: int, budget: float) -> list[float]:
+@overload
+def ticks_within(bench: Any, ticks: int, budget: float) -> list[float]: ...
+@overload
+def ticks_within(
+    bench: Any, ticks: int, budget: float, drag: Literal[True]
+) -> tuple[list[float], float]: ...
+def ticks_within(
+    bench: Any, ticks: int, budget: float, drag: bool = False
+) -> list[float] | tuple[list[float], float]:
     """Up to ``ticks`` slider steps (ms each, step to painted window, as
     ``window_speed.tick_times`` measures them), fewer when they use up ``budget`` seconds:
-    a big graph's ticks must not keep the size past its cap."""
+    a big graph's ticks must not keep the size past its cap.
+
+    ``drag``: the steps are made with the slider's handle held, as a mouse drag makes them
+    (a big graph's ticks then read what is on screen: gui.model.session.drag_detail), and
+    the time from letting go to the window painted with every number read comes too.
+    """
     import window_speed
     from PySide6.QtWidgets import QAbstractSlider, QSlider
 
@@ -231,6 +247,8 @@ def ticks_within(bench: Any, ticks: int, budget: float) -> list[float]:
     )
     end = time.perf_counter() + budget
     times: list[float] = []
+    if drag:
+        slider.setSliderDown(True)  # sliderPressed, as a mouse press on the handle
     for i in range(ticks + WARM_TICKS):
         start = time.perf_counter()
         slider.triggerAction(actions[(i // 5) % 2])  # up and down: never pinned at an end
@@ -239,7 +257,12 @@ def ticks_within(bench: Any, ticks: int, budget: float) -> list[float]:
             times.append((time.perf_counter() - start) * 1000)
         if time.perf_counter() > end:
             break
-    return times
+    if not drag:
+        return times
+    start = time.perf_counter()
+    slider.setSliderDown(False)  # sliderReleased: every number is read again
+    window_speed.wait_until_rendered(bench.app, bench.session, timeout=budget)
+    return times, (time.perf_counter() - start) * 1000
 
 
 @dataclass
@@ -248,6 +271,8 @@ class AppTimes:
     first_ms: float | None  # None: over the cap
     refresh_ms: float | None
     note: str = ""
+    step_ms: float | None = None  # a key press's step (every number read)
+    release_ms: float | None = None  # letting go of a drag, to every number read
 
 
 def app_times(functions: int, ticks: int, cap: float) -> AppTimes:
@@ -260,7 +285,14 @@ def app_times(functions: int, ticks: int, cap: float) -> AppTimes:
     note = "" if data["drawn"] else "app: graph not drawn (over the layout limits)"
     if data.get("error"):
         note = f"app: error: {data['error']}"
-    return AppTimes(data["nodes"], data["first_ms"], data["tick_ms"], note)
+    return AppTimes(
+        data["nodes"],
+        data["first_ms"],
+        data["tick_ms"],
+        note,
+        data.get("step_ms"),
+        data.get("release_ms"),
+    )
 
 
 # -- the table -------------------------------------------------------------------------
@@ -284,7 +316,8 @@ def sizes_report(sizes: list[int], ticks: int, runs: int, cap: float) -> None:
     )
     print(
         f"{'functions':>9} {'nodes app/tv':>13} {'app first':>10} {'tv first':>10} "
-        f"{'app ÷ tv':>9} {'app tick':>9} {'tv redraw':>10} {'tv ÷ app':>9}  notes"
+        f"{'app ÷ tv':>9} {'app drag':>9} {'tv redraw':>10} {'tv ÷ app':>9} "
+        f"{'app step':>9} {'tv ÷ step':>9} {'release':>8}  notes"
     )
     for functions in sizes:
         app = app_times(functions, ticks, cap)
@@ -294,13 +327,16 @@ def sizes_report(sizes: list[int], ticks: int, runs: int, cap: float) -> None:
             f"{functions:9d} {app.nodes:6d}/{tv.nodes:<6d} {_ms(app.first_ms):>10} "
             f"{_ms(tv.first_ms):>10} {_ratio(app.first_ms, tv.first_ms):>9} "
             f"{_ms(app.refresh_ms):>9} {_ms(tv.refresh_ms):>10} "
-            f"{_ratio(tv.refresh_ms, app.refresh_ms):>9}  {notes}",
+            f"{_ratio(tv.refresh_ms, app.refresh_ms):>9} {_ms(app.step_ms):>9} "
+            f"{_ratio(tv.refresh_ms, app.step_ms):>9} {_ms(app.release_ms):>8}  {notes}",
             flush=True,
         )
     print(
         "nodes: the app's graph (functions, leaves, constants, output) / torchviz's boxes; "
-        "app ÷ tv below 1: the app's first picture is faster; tv ÷ app: how many times "
-        "faster the app's refresh is"
+        "app ÷ tv below 1: the app's first picture is faster; app drag: a tick while the "
+        "slider's handle is held (what is on screen is read); tv ÷ app: how many times "
+        "faster it is than torchviz's redraw; app step: a key press's step (every number "
+        "read); release: letting go of the drag until every number is read and painted"
     )
 
 

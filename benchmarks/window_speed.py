@@ -111,14 +111,18 @@ def tick_times(
     ticks: int,
     probe: Probe | None = None,
     cpu: list[float] | None = None,
+    drag: bool = False,
 ) -> list[float]:
     """Milliseconds from each slider step to the painted result (``cpu``: appended with
-    the CPU time the window's process spent on each)."""
+    the CPU time the window's process spent on each). ``drag``: the steps are made with
+    the handle held, as a mouse drag makes them (see gui.model.session.drag_detail)."""
     sliders = window.inputs.findChildren(QSlider)
     if not sliders:
         raise RuntimeError("no input slider to drag")
     slider = sliders[0]
     times = []
+    if drag:
+        slider.setSliderDown(True)  # sliderPressed, as a mouse press on the handle
     for i in range(ticks + 10):
         # Up and down in turn, so the value never pins at an end of the range.
         action = (
@@ -140,6 +144,9 @@ def tick_times(
         if probe is not None:
             probe.add("tick: slider value change to painted window", elapsed)
             probe.end_tick(keep=i >= 10)
+    if drag:
+        slider.setSliderDown(False)
+        wait_until_rendered(app, session)
     return times
 
 
@@ -541,6 +548,9 @@ def main() -> None:
     parser.add_argument("--startup-runs", type=int, default=5)
     parser.add_argument("--breakdown", action="store_true", help="where a tick's time goes")
     parser.add_argument(
+        "--drag", action="store_true", help="ticks with the slider's handle held (a mouse drag)"
+    )
+    parser.add_argument(
         "--no-events",
         action="store_true",
         help="with --breakdown: leave Qt's events untimed (no Python in every event)",
@@ -580,7 +590,7 @@ def ticks_report(args: argparse.Namespace) -> None:
         if profiler is not None:
             profiler.enable()
         cpu: list[float] = []
-        times = tick_times(app, window, session, args.ticks, bench.probe, cpu)
+        times = tick_times(app, window, session, args.ticks, bench.probe, cpu, args.drag)
         if profiler is not None:
             profiler.disable()
             Path(args.profile).mkdir(parents=True, exist_ok=True)

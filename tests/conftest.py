@@ -16,7 +16,24 @@ from collections.abc import Iterator
 
 import pytest
 
+from gui.model.engine import pristine
 from gui.model.engine_process import EngineProcess
+
+# torch's global settings before any test ran.
+_SETTINGS = pristine.capture()
+
+
+@pytest.fixture(autouse=True)
+def _torch_settings_put_back() -> Iterator[None]:
+    """torch's global settings as they were before the tests, for every test: one that
+    runs a program in this process (``run_program``, which the engine's process follows
+    with ``pristine.restore`` itself), even in a module-wide fixture that runs before this
+    one, must not leave, say, anomaly mode on for the next test."""
+    if pristine.capture() != _SETTINGS:
+        pristine.restore(_SETTINGS)
+    yield
+    if pristine.capture() != _SETTINGS:
+        pristine.restore(_SETTINGS)
 
 
 @pytest.fixture(scope="session")

@@ -87,7 +87,7 @@ def pack_graph(graph: Graph) -> tuple[Columns, Columns, Columns, Columns, tuple[
     column = SAVED_COLUMNS.index("memory")
     memory_fields = attrgetter("storage", "storage_bytes", "own_bytes", "by_value")
     saved_columns[column] = tuple(tuple(map(memory_fields, held)) for held in saved_columns[column])
-    head = (graph.root, graph.structure_key, graph.truncated)
+    head = (graph.root, graph.structure_key, graph.truncated, graph.partial)
     return (
         table.columns(),
         tuple(node_columns),
@@ -234,10 +234,15 @@ def checked_graph(
     )
     s_name, s_tensor, s_value, s_refers, s_freed, s_memory = _table(saved, SAVED_COLUMNS)
     e_source, e_target, e_kind, e_index = _table(edges, EDGE_COLUMNS)
-    if type(head) is not tuple or len(head) != 3:
+    if type(head) is not tuple or len(head) != 4:
         raise _refuse("malformed fields")
-    root, structure_key, truncated = head
-    if type(root) not in _OPT_STR or type(structure_key) is not str or type(truncated) is not bool:
+    root, structure_key, truncated, partial = head
+    if (
+        type(root) not in _OPT_STR
+        or type(structure_key) is not str
+        or type(truncated) is not bool
+        or type(partial) is not bool
+    ):
         raise _refuse("malformed fields")
 
     # Nodes.
@@ -307,7 +312,8 @@ def checked_graph(
     )
     edge_records = make_records(GraphEdge, zip(e_source, e_target, e_kind, e_index, strict=True))
     graph = make_records(
-        Graph, [(tuple(node_records), tuple(edge_records), root, structure_key, truncated)]
+        Graph,
+        [(tuple(node_records), tuple(edge_records), root, structure_key, truncated, partial)],
     )[0]
     references = [i for i in itertools.chain(n_value, s_tensor) if i is not None]
     return graph, table, references

@@ -74,17 +74,36 @@ class Program:
 
 
 @dataclass(frozen=True)
+class Detail:
+    """A run that reads only part of a big graph the window already shows.
+
+    While a slider is dragged on a graph of thousands of nodes, the window asks for the
+    numbers it can show: of the ``nodes`` in view (their values, saved tensors and the
+    gradients flowing through them), with every leaf's gradient, every named tensor and
+    the output as always. The engine reads them only if the graph it walks has
+    ``structure_key``, the structure on screen; otherwise (the code took another branch,
+    a shape changed) it reads everything, as a run without detail does.
+    """
+
+    structure_key: str
+    nodes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class RunRequest:
     """Everything needed to run a program once, deterministically: what crosses to the child.
 
     ``time_limit`` is how long the code may run before it is stopped; ``zero_grad_after``
     zeroes every leaf's ``.grad`` after the steps (the window's "Zero grad" button, pressed
-    after the last backward call).
+    after the last backward call); ``detail`` reads only part of a big graph (see
+    :class:`Detail`).
     """
 
     program: Program
     time_limit: float = DEFAULT_TIME_LIMIT_SECONDS
     zero_grad_after: bool = False
+    # ``None``: read the whole graph (see :class:`Detail`).
+    detail: Detail | None = None
 
 
 @dataclass(frozen=True)

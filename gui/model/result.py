@@ -192,6 +192,11 @@ class Graph:
 
     ``structure_key`` changes exactly when nodes or edges change (not when values change),
     so a view relayouts only when it changes.
+
+    ``partial``: the answer to a run with :class:`~gui.model.request.Detail`: ``nodes``
+    holds only the nodes read (with their saved values and constant inputs), ``edges`` is
+    empty, and the rest is the structure ``structure_key`` the window already has. Never
+    shown as is: merged into the graph on screen first (:mod:`gui.model.detail_merge`).
     """
 
     nodes: tuple[GraphNode, ...]
@@ -199,6 +204,7 @@ class Graph:
     root: str | None
     structure_key: str
     truncated: bool = False
+    partial: bool = False
 
     def node(self, key: str) -> GraphNode:
         for n in self.nodes:

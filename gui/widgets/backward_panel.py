@@ -403,6 +403,7 @@ class BackwardPanel(QWidget):
             return False
         self.editor = TensorEditor("v", shape, InputRange(-1.0, 1.0, 0.01))
         self.editor.elementEdited.connect(self._on_view_element)
+        self.editor.dragging.connect(self._session.set_dragging)
         self._editor_slot.addWidget(self.editor)
         return True
 

@@ -247,6 +247,17 @@ class GraphItems:
         for key in done:
             del pending[key]
 
+    def keys_in_view(self, on_screen: Area) -> frozenset[str]:
+        """The nodes whose numbers the items within ``on_screen`` show: each box's, and
+        for each edge its target's (the gradient along an edge is what its target sent)."""
+        boxes, strokes, edges = self._boxes, self._strokes, self._graph.edges
+        keys = {boxes[position].key for position in self._box_areas.overlapping(on_screen)}
+        keys.update(
+            edges[strokes[position][0]].target
+            for position in self._stroke_areas.overlapping(on_screen)
+        )
+        return frozenset(keys)
+
     def pending_count(self) -> int:
         """How many items hold numbers they have not made into texts and colours yet."""
         fed = sum(box.pending for box in self._boxes)

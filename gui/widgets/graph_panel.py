@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QRectF, QSignalBlocker, Qt
+from PySide6.QtCore import QRectF, QSignalBlocker, Qt, QTimer
 from PySide6.QtGui import QAction, QColor, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -95,6 +95,11 @@ class GraphPanel(QWidget):
         # A node asked for by show_node that is not drawn yet (its module is being
         # expanded): brought into view once the graph with it is built.
         self._pending_focus: str | None = None
+        # The nodes whose numbers the view shows, as last told to the session (a big
+        # graph's slider drag reads only those: see gui.model.session.drag_detail), and
+        # those waiting to be told (None: nothing waits).
+        self._in_view: frozenset[str] | None = None
+        self._in_view_unsent: frozenset[str] | None = None
         self._build_ui()
         self._view.node_clicked.connect(self._on_view_node_clicked)
         self.step_choice.currentIndexChanged.connect(self._on_view_step_chosen)
@@ -370,6 +375,16 @@ class GraphPanel(QWidget):
                 pad = SCENE_PADDING
                 self._scene.setSceneRect(grown.adjusted(-pad, -pad, pad, pad))
         items.settle(on_screen)
+        in_view = items.keys_in_view(on_screen)
+        if in_view != self._in_view:
+            # Told after the paint, not from inside it: the session may start a run.
+            if self._in_view_unsent is None:
+                QTimer.singleShot(0, self, self._send_in_view)
+            self._in_view = self._in_view_unsent = in_view
+
+    def _send_in_view(self) -> None:
+        keys, self._in_view_unsent = self._in_view_unsent, None
+        self._session.set_on_screen(keys)
 
     def _clear(self, snapshot: Snapshot) -> None:
         if self._items is not None:

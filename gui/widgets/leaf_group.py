@@ -120,6 +120,7 @@ class LeafGroup(QFrame):
         self.range_editor.rangeEdited.connect(self._on_view_range)
         self.reset.clicked.connect(self._on_view_reset)
         self.editor.elementEdited.connect(self._on_view_element)
+        self.editor.dragging.connect(self._session.set_dragging)
 
     def _header(self, data: TensorData) -> QVBoxLayout:
         header, row = QVBoxLayout(), QHBoxLayout()

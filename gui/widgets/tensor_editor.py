@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from functools import partial
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QHideEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from gui.model import nested
@@ -35,6 +36,9 @@ class TensorEditor(QWidget):
     """
 
     elementEdited = Signal(int, float)
+    # True when a slider's handle is pressed, False when let go: the session reads only
+    # what is on screen of a big graph while a value is dragged (Session.set_dragging).
+    dragging = Signal(bool)
 
     def __init__(
         self,
@@ -72,6 +76,8 @@ class TensorEditor(QWidget):
             if grad_name is not None:
                 row.swatch.set_name(f"{grad_name}{nested.index_label(self.shape, i)}")
             row.valueEdited.connect(partial(self._on_view_row, i))
+            row.slider.sliderPressed.connect(partial(self.dragging.emit, True))
+            row.slider.sliderReleased.connect(partial(self.dragging.emit, False))
             row.box.widened.connect(self._align_boxes)
             self.sliders.append(row)
             layout.addWidget(row)
@@ -100,6 +106,12 @@ class TensorEditor(QWidget):
             shown = caption.fontMetrics().elidedText(text, Qt.TextElideMode.ElideLeft, width)
             caption.setText(shown)
             set_tooltip(caption, text if shown != text else "")
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        # Removed mid-drag (a run changed the tensor's shape): no release will come.
+        if any(row.slider.isSliderDown() for row in self.sliders):
+            self.dragging.emit(False)
+        super().hideEvent(event)
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

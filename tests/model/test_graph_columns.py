@@ -283,7 +283,7 @@ def test_one_big_tensor_held_by_every_node_expands_too_far() -> None:
     )
     saved: tuple[Any, ...] = ((),) * 6
     edges: tuple[Any, ...] = ((),) * 4
-    columns = (tensors, nodes, saved, edges, ("0:AddBackward0", "k", False))
+    columns = (tensors, nodes, saved, edges, ("0:AddBackward0", "k", False, False))
     with pytest.raises(pickle.UnpicklingError, match="expands too far"):
         wire.loads(_graph_call(columns))
     fewer = (tensors, tuple(column[:100] for column in nodes), saved, edges, columns[4])

@@ -18,7 +18,7 @@ from typing import Any, Literal
 import torch
 
 from gui.model.engine.flow_hooks import FlowHooks, leaf_gradients
-from gui.model.engine.graph_walk import Naming, WalkedGraph, walk_graph
+from gui.model.engine.graph_walk import Naming, WalkedGraph, walk_detail
 from gui.model.engine.jacobian import (
     compute_jacobians,
     jacobian_problem,
@@ -29,6 +29,7 @@ from gui.model.engine.jacobian import (
 from gui.model.engine.program_code import in_autograd as program_code_in_autograd
 from gui.model.engine.tensors import maybe_tensor_data, tensor_data
 from gui.model.paused_collector import collector_running, paused_during
+from gui.model.request import Detail
 from gui.model.result import Explanation, JacobianCheck, NodeFlow, StepRecord, TensorData
 
 RawBackward = Callable[..., None]
@@ -86,6 +87,7 @@ def record_backward(
     explain: Callable[[BaseException], Explanation],
     retained: Sequence[torch.Tensor] = (),
     raw_grad: Callable[..., Any] | None = None,
+    detail: Detail | None = None,
 ) -> RecordedStep:
     """Run ``raw_backward`` for ``call`` and record it as step ``index``.
 
@@ -110,12 +112,15 @@ def record_backward(
         would add into their ``.grad``, so it is put back afterwards.
     raw_grad
         torch's own ``torch.autograd.grad``, for a call of kind ``"grad"``.
+    detail
+        Read only these nodes of the graph, if it has the structure the window shows
+        (see :class:`~gui.model.request.Detail`): their flows too, and the leaves'.
     """
     t = call.tensor
     several = len(call.tensors) > 1
     # Several tensors at once have no one graph to draw: their step keeps the gradients.
     detailed = detailed and not several
-    walked = walk_graph(t, naming, call.name) if detailed else None
+    walked, read = walk_detail(t, naming, call.name, detail) if detailed else (None, None)
     # The leaves the call differentiates: its ``inputs`` when it names them.
     targets = leaves
     if call.inputs is not None:
@@ -160,7 +165,11 @@ def record_backward(
     with unrecorded():
         before = {name: _grad_copy(leaf) for name, leaf in leaves.items()}
     flows: dict[str, NodeFlow] = {}
-    hooks = FlowHooks(walked.functions, flows) if walked is not None and not batched else None
+    hooks = (
+        FlowHooks(_hooked(walked.functions, read), flows)
+        if walked is not None and not batched
+        else None
+    )
     error: BaseException | None = None
     returned: Any = None
     tensors, gradient, inputs = call.raw_args or (t, call.gradient, call.inputs)
@@ -235,6 +244,18 @@ def record_backward(
     return RecordedStep(
         record=record, walked=walked, root_fn=t.grad_fn, error=error, returned=returned
     )
+
+
+def _hooked(functions: dict[str, Any], read: frozenset[str] | None) -> dict[str, Any]:
+    """The nodes whose flows a call records: all, or those ``read`` and the leaves (whose
+    gradients give a one-element output's Jacobian)."""
+    if read is None:
+        return functions
+    return {
+        key: fn
+        for key, fn in functions.items()
+        if key in read or type(fn).__name__ == "AccumulateGrad"
+    }
 
 
 def _returned_by_name(call: BackwardCall, returned: Any) -> dict[str, torch.Tensor | None]:

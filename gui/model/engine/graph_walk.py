@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +19,8 @@ import torch
 from gui.model.engine.node_of import node_of
 from gui.model.engine.records import quick_maker
 from gui.model.engine.saved_memory import StorageLedger
-from gui.model.engine.tensors import SharedReads, read_tensor_data
+from gui.model.engine.tensors import DeferredRead, SharedReads, read_tensor_data
+from gui.model.request import Detail
 from gui.model.result import Graph, GraphEdge, GraphNode, SavedValue, TensorData
 
 MAX_FUNCTION_NODES = 5000
@@ -47,7 +48,9 @@ class Naming:
 
     tensors: dict[int, str] = field(default_factory=dict)
     outputs: dict[tuple[int, int], str] = field(default_factory=dict)
-    values: dict[int, tuple[torch.Tensor | TensorData, ...]] = field(default_factory=dict)
+    values: dict[int, tuple[torch.Tensor | TensorData | DeferredRead, ...]] = field(
+        default_factory=dict
+    )
 
     def name_of_tensor(self, t: torch.Tensor) -> str | None:
         name = self.tensors.get(id(t))
@@ -65,9 +68,19 @@ class WalkedGraph:
 
 
 def _leaf_node(
-    key: str, variable: torch.Tensor, naming: Naming, ledger: StorageLedger, reads: SharedReads
+    key: str,
+    variable: torch.Tensor,
+    naming: Naming,
+    ledger: StorageLedger,
+    reads: SharedReads,
+    reading: bool = True,
 ) -> GraphNode:
     var = naming.name_of_tensor(variable)
+    if not reading:
+        return _graph_node(
+            key=key, name="AccumulateGrad", label=var or "leaf", kind="leaf", var=var,
+            value=_shape_only(variable),
+        )  # fmt: skip
     storage = ledger.storage_of(variable)
     return _graph_node(
         key=key,
@@ -80,7 +93,12 @@ def _leaf_node(
     )
 
 
-def walk_graph(root: torch.Tensor, naming: Naming, output_label: str | None) -> WalkedGraph:
+def walk_graph(
+    root: torch.Tensor,
+    naming: Naming,
+    output_label: str | None,
+    read: Collection[str] | None = None,
+) -> WalkedGraph:
     """The autograd graph of ``root``, read before any backward frees its saved tensors.
 
     Parameters
@@ -91,14 +109,58 @@ def walk_graph(root: torch.Tensor, naming: Naming, output_label: str | None) -> 
         The user's names for tensors and recorded forward values, by identity.
     output_label
         The user's name for ``root`` (``None`` if unnamed).
+    read
+        The keys of the function and leaf nodes whose numbers to read (with their saved
+        values and constant inputs); ``None``: all. The others get their shapes only, which
+        is all the structure key needs: such a graph is for :func:`partial_graph` only
+        (see :class:`~gui.model.request.Detail`).
     """
     # Every read as of a plain tensor: torch's own subclasses answer reads in Python, and
     # a lazy layer's `UninitializedParameter` raises ValueError for each (an engine error).
     with torch._C.DisableTorchFunction():
-        return _walk(root, naming, output_label)
+        return _walk(root, naming, output_label, read)
 
 
-def _walk(root: torch.Tensor, naming: Naming, output_label: str | None) -> WalkedGraph:
+def partial_graph(graph: Graph, read: Collection[str]) -> Graph:
+    """The nodes of ``graph`` walked with ``read`` whose numbers were read (with the
+    output's), as a partial graph (see :attr:`~gui.model.result.Graph.partial`)."""
+    nodes = tuple(n for n in graph.nodes if n.key in read or n.owner in read or n.kind == "output")
+    return Graph(nodes, (), graph.root, graph.structure_key, graph.truncated, partial=True)
+
+
+def walk_detail(
+    root: torch.Tensor, naming: Naming, output_label: str | None, detail: Detail | None
+) -> tuple[WalkedGraph, frozenset[str] | None]:
+    """:func:`walk_graph` for a run asked for ``detail``: the partial graph of the nodes it
+    names, with the keys read, if the graph has the structure the window shows; else
+    (or with no ``detail``) the whole graph, and ``None``."""
+    if detail is not None:
+        # Saved and constant nodes are read with the node that owns them ("3:Mul/saved:self").
+        read = frozenset(key.partition("/")[0] for key in detail.nodes)
+        lean = walk_graph(root, naming, output_label, read)
+        if lean.graph.structure_key == detail.structure_key:
+            return WalkedGraph(partial_graph(lean.graph, read), lean.functions), read
+    return walk_graph(root, naming, output_label), None
+
+
+# Shape-only records of nodes walked without reading their numbers (never sent: see
+# partial_graph), one per shape.
+_SHAPES: dict[tuple[int, ...], TensorData] = {}
+
+
+def _shape_only(t: torch.Tensor | TensorData) -> TensorData:
+    shape = tuple(t.shape)
+    made = _SHAPES.get(shape)
+    if made is None:
+        if len(_SHAPES) > 256:
+            _SHAPES.clear()
+        made = _SHAPES[shape] = TensorData(shape, "", None)
+    return made
+
+
+def _walk(
+    root: torch.Tensor, naming: Naming, output_label: str | None, read: Collection[str] | None
+) -> WalkedGraph:
     nodes: list[GraphNode] = []
     edges: list[GraphEdge] = []
     functions: dict[str, Any] = {}
@@ -134,10 +196,15 @@ def _walk(root: torch.Tensor, naming: Naming, output_label: str | None) -> Walke
         key = keys[id(fn)]
         class_name, saved_attributes = _node_class(type(fn))
         next_functions = fn.next_functions
-        saved = _read_saved(fn, saved_attributes, naming, ledger, reads) if saved_attributes else {}
+        reading = read is None or key in read
+        saved = (
+            _read_saved(fn, saved_attributes, naming, ledger, reads, reading)
+            if saved_attributes
+            else {}
+        )
         constants = _constants(next_functions, saved) if saved else _NO_CONSTANTS
         if class_name == "AccumulateGrad":
-            add_node(_leaf_node(key, fn.variable, naming, ledger, reads))
+            add_node(_leaf_node(key, fn.variable, naming, ledger, reads, reading))
         else:
             fn_id = id(fn)
             recorded = recorded_values.get(fn_id, ())
@@ -148,9 +215,14 @@ def _walk(root: torch.Tensor, naming: Naming, output_label: str | None) -> Walke
                 if count:
                     # Read when recorded (see .tensors.recorded_value), or read now.
                     found = recorded[0]
-                    value = (
-                        reads.shared(found) if isinstance(found, TensorData) else reads.read(found)
-                    )
+                    if not reading:
+                        value = _shape_only(found)
+                    elif isinstance(found, TensorData):
+                        value = reads.shared(found)
+                    elif isinstance(found, DeferredRead):
+                        value = reads.shared(found.read())
+                    else:
+                        value = reads.read(found)
             else:
                 names = [output_names.get((fn_id, nr)) for nr in range(count)]
                 var = ", ".join(n for n in names if n) or None
@@ -286,10 +358,12 @@ def _read_saved(
     naming: Naming,
     ledger: StorageLedger,
     reads: SharedReads,
+    reading: bool = True,
 ) -> dict[str, SavedValue]:
     """Everything ``fn`` saved for backward (its ``attributes``), by name without the
     ``_saved_`` prefix, with where its tensors' numbers live (``ledger`` numbers the
-    storages; ``reads`` reads their numbers).
+    storages; ``reads`` reads their numbers). Not ``reading``: as far as the structure
+    goes only (which attributes hold a tensor, its shape and name; see :func:`walk_graph`).
 
     The getters are called right here, nowhere else: :mod:`.autograd_nodes` knows it as
     the graph's reader, for which a program's saved-tensor unpack hook does not run.
@@ -303,6 +377,10 @@ def _read_saved(
             continue
         if raw is None:
             result[name] = _nothing_saved(name, False)
+        elif not reading:
+            tensor = _shape_only(raw) if isinstance(raw, torch.Tensor) else None
+            refers_to = naming.name_of_tensor(raw) if tensor is not None else None
+            result[name] = _saved_value(name, tensor, None, refers_to, False, ())
         elif isinstance(raw, torch.Tensor):
             found = ledger.storage_of(raw)  # (what storages_of gives a tensor)
             result[name] = _saved_value(

@@ -15,7 +15,7 @@ from torch.overrides import TorchFunctionMode
 
 from gui.model.engine.graph_walk import Naming
 from gui.model.engine.node_of import node_of
-from gui.model.engine.tensors import recorded_value
+from gui.model.engine.tensors import deferred_value, recorded_value
 
 # A long training loop builds a fresh graph every iteration; only the latest matter, so the
 # table is simply emptied when it grows this large (the next ops fill it again).
@@ -29,9 +29,11 @@ _MAKE_DUAL = torch._make_dual
 class ForwardRecorder(TorchFunctionMode):
     """Fills ``naming.values[id(grad_fn)]`` with each recorded op's :func:`recorded_value` s."""
 
-    def __init__(self, naming: Naming) -> None:
+    def __init__(self, naming: Naming, defer: bool = False) -> None:
         super().__init__()
         self.naming = naming
+        # A run that reads only some nodes keeps values unread (see deferred_value).
+        self._keep = deferred_value if defer else recorded_value
         self._alive: dict[int, Any] = {}  # keeps nodes alive so their ids stay unique
         # Whether the program made a dual tensor (forward-mode AD): a program that does and
         # never calls backward gets no automatic one (it asked for Jacobian-vector products).
@@ -60,7 +62,7 @@ class ForwardRecorder(TorchFunctionMode):
                     alive.clear()
                     self.naming.values.clear()
                 alive[id(node)] = node
-                self.naming.values[id(node)] = (recorded_value(result),)
+                self.naming.values[id(node)] = (self._keep(result),)
         elif isinstance(result, tuple | list) and result:
             self._remember_many(result)
         return result
@@ -83,4 +85,4 @@ class ForwardRecorder(TorchFunctionMode):
             self._alive.clear()
             self.naming.values.clear()
         self._alive[id(node)] = node
-        self.naming.values[id(node)] = tuple(recorded_value(t) for t in outputs)
+        self.naming.values[id(node)] = tuple(map(self._keep, outputs))

@@ -54,7 +54,7 @@ from gui.model.engine.capture import (
     exception_position,
     program_line,
 )
-from gui.model.engine.graph_walk import Naming, walk_graph
+from gui.model.engine.graph_walk import Naming, walk_detail
 from gui.model.engine.node_of import node_of
 from gui.model.engine.recorder import ForwardRecorder
 from gui.model.engine.tensors import tensor_data
@@ -92,7 +92,7 @@ class _Run:
         self.lines = request.program.code.splitlines()
         self.namespace: dict[str, Any] = {}
         self.naming = Naming()
-        self.recorder = ForwardRecorder(self.naming)
+        self.recorder = ForwardRecorder(self.naming, defer=request.detail is not None)
         self.bindings = Bindings(
             self.namespace, self.naming, request.program.values, request.program.retain_grad
         )
@@ -305,6 +305,7 @@ class _Run:
                 explain=self.explain,
                 retained=retained,
                 raw_grad=_REAL_GRAD,
+                detail=self.request.detail,
             )
         finally:
             self.current_call = None
@@ -539,7 +540,7 @@ class _Run:
                 same = step.record.tensor == name
             if step.walked is not None and same:
                 return step.walked.graph
-        return walk_graph(output, self.naming, name).graph
+        return walk_detail(output, self.naming, name, self.request.detail)[0].graph
 
 
 @dataclass(frozen=True)

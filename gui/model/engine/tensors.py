@@ -233,6 +233,41 @@ def recorded_value(t: torch.Tensor) -> TensorData | torch.Tensor:
     return snapshot(t)
 
 
+class DeferredRead:
+    """A forward value kept unread (a run that reads only some nodes: see
+    :class:`~gui.model.request.Detail`, where most are never read): the tensor detached,
+    sharing its version counter, and that version when recorded. Read later only if no
+    in-place change touched it since (:meth:`read`): the numbers it had then, exactly.
+    """
+
+    __slots__ = ("tensor", "version")
+
+    def __init__(self, t: torch.Tensor) -> None:
+        self.tensor = t.detach()
+        self.version = t._version
+
+    @property
+    def shape(self) -> torch.Size:
+        return self.tensor.shape
+
+    def read(self) -> TensorData:
+        """Its numbers as recorded; if it changed in place since, its shape and dtype with
+        statistics that are not numbers (the forward value is gone: a run that reads
+        every node, as the window makes once a drag ends, reads it when recorded)."""
+        t = self.tensor
+        if t._version == self.version:
+            return read_tensor_data(t)
+        return TensorData(tuple(t.shape), dtype_name(t.dtype), None, NO_NUMBERS)
+
+
+def deferred_value(t: torch.Tensor) -> DeferredRead | torch.Tensor:
+    """:func:`recorded_value` for a run that reads only some nodes: a plain tensor is kept
+    unread (a microsecond, where reading it takes several), anything else as before."""
+    if type(t) is torch.Tensor:
+        return DeferredRead(t)
+    return snapshot(t)
+
+
 def snapshot(t: torch.Tensor) -> torch.Tensor:
     """A detached tensor that later in-place changes to ``t`` will not alter.
 

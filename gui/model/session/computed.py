@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from gui.model import detail_merge
 from gui.model.drawing.collapse import AUTOMATIC, GroupChoice, Grouping, safe_group_view
 from gui.model.drawing.layout import GraphLayout
 from gui.model.drawing.layout_process import (
@@ -45,6 +46,9 @@ class Computed:
     # of collapsed modules it was made for (see gui.model.drawing.collapse).
     grouping: Grouping | None = None
     groups: GroupChoice = AUTOMATIC
+    # A run that read only the nodes in view (see gui.model.detail_merge): their keys,
+    # the rest keeping the numbers of the result shown before (None: every node read).
+    read: frozenset[str] | None = None
 
     @property
     def drawn_graph(self) -> Graph | None:
@@ -67,9 +71,14 @@ def compute(
     show_saved: bool,
     outdated: Callable[[], bool] = never,
     groups: GroupChoice = AUTOMATIC,
+    base: RunResult | None = None,
 ) -> Computed:
     """Run ``request`` and lay its graph out (``groups``: the modules drawn collapsed);
     never raises.
+
+    A request with :class:`~gui.model.request.Detail` may come back reading only part of
+    its graph: that is merged into ``base``, the result on screen it was asked against,
+    or, if it does not fit, run again whole.
 
     Runs on the dispatcher's thread: the engine, then (when the structure is new) the
     layout worker, both in other processes, so this thread only waits. A failing engine
@@ -81,13 +90,24 @@ def compute(
         result = run(request)
         if not isinstance(result, RunResult):  # never trusted: it came from another process
             raise TypeError(f"the engine answered a {type(result).__name__}, not a result")
+        read = detail_merge.read_keys(result)
+        if detail_merge.is_partial(result):
+            merged = None if base is None else detail_merge.merge(base, result)
+            if merged is None:  # not what the window shows after all: every number, then
+                read, merged = None, run(replace(request, detail=None))
+                if not isinstance(merged, RunResult) or detail_merge.is_partial(merged):
+                    raise TypeError("the engine answered a run without detail partially")
+            result = merged
     except Exception as exc:  # the engine process failed: say so, keep the window alive
         result = failed_result(_engine_error(exc), seed=request.program.seed)
+        read = None
     if outdated():
         return Computed(request, result, None, show_saved, cancelled=True)
     try:
         grouping = safe_group_view(result.graph, groups)
-        done = Computed(request, result, None, show_saved, grouping=grouping, groups=groups)
+        done = Computed(
+            request, result, None, show_saved, grouping=grouping, groups=groups, read=read
+        )
         if layouts.takes_a_while(done.drawn_graph, show_saved):
             # Numbers first, the picture once laid out: the session asks for the layout
             # next (a request of its own), and the panels show the result meanwhile.

@@ -6,9 +6,11 @@ starting state with steps 0..N applied (:mod:`.lesson_steps`, pure), so going ba
 
 from __future__ import annotations
 
+from gui.model.request import RunRequest
 from gui.model.session import lesson_steps, replay
 from gui.model.session import steps as backward_steps
 from gui.model.session.computed import Computed
+from gui.model.session.drag_detail import same_state
 from gui.model.session.lesson import LessonPosition
 from gui.model.session.state import SessionState
 
@@ -29,7 +31,7 @@ class LessonNavigation:
     _fitted: backward_steps.OutputKey | None
     _time_limit: float
 
-    def request(self) -> object:
+    def request(self) -> RunRequest:
         raise NotImplementedError
 
     def _change(
@@ -87,7 +89,7 @@ class LessonNavigation:
             if changed
         }
         shown = self._shown
-        if shown is not None and state.request(self._time_limit) == shown.request:
+        if shown is not None and same_state(state.request(self._time_limit), shown.request):
             self._resolve_lesson_node(shown)  # nothing to run: the node is there now
         self._change(state, {"lesson", "file", "selection", *differs})
 
@@ -105,7 +107,7 @@ class LessonNavigation:
     def _select_lesson_node(self, computed: Computed) -> set[str]:
         """Select the node a lesson step names, once ``computed`` (a result of the current
         state) has a graph; what changed (``{"selection"}`` or nothing)."""
-        if computed.request != self.request():
+        if not same_state(computed.request, self.request()):
             return set()
         return self._resolve_lesson_node(computed)
 

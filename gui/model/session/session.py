@@ -34,6 +34,7 @@ from gui.model.session import steps as backward_steps
 from gui.model.session.computed import Computed, compute, lay_out
 from gui.model.session.dispatch import Dispatcher, ImmediateDispatcher
 from gui.model.session.document import Document
+from gui.model.session.drag_detail import DragDetail, same_state
 from gui.model.session.file_format import load_session, save_session
 from gui.model.session.function_controls import FunctionViewControls
 from gui.model.session.function_view import (
@@ -52,7 +53,12 @@ from gui.model.session.steps import Preset
 
 
 class Session(
-    ReplayControls, JacobianRecipeControls, LessonNavigation, FunctionViewControls, GroupControls
+    ReplayControls,
+    JacobianRecipeControls,
+    LessonNavigation,
+    FunctionViewControls,
+    GroupControls,
+    DragDetail,
 ):
     """State of one window plus the newest result; emits a :class:`Snapshot` per change.
 
@@ -109,6 +115,9 @@ class Session(
         self._rerun = False
         self._selected_node: str | None = None
         self._selected_step: int | None = None
+        # A value slider held, and the graph's boxes in view (see drag_detail).
+        self._dragging = False
+        self._on_screen: frozenset[str] | None = None
         # "Build J row by row" (None: not on); see jacobian_recipe.
         self._jacobian: jacobian_recipe.JacobianRecipe | None = None
         self._replay: replay.Replay | None = None
@@ -135,7 +144,7 @@ class Session(
         recipe = self._jacobian
         if recipe is not None and recipe.building:
             return jacobian_recipe.row_request(recipe, self._state, self._time_limit)
-        return self._state.request(self._time_limit)
+        return self._with_detail(self._state.request(self._time_limit))
 
     # -- code and inputs ---------------------------------------------------------------
 
@@ -363,8 +372,11 @@ class Session(
             show_saved = self._show_saved
             groups = self._group_choice
             outdated = self._outdated_check()
+            base = None if self._shown is None else self._shown.result
             self._dispatcher.submit(
-                lambda: compute(self._run, self._layouts, request, show_saved, outdated, groups),
+                lambda: compute(
+                    self._run, self._layouts, request, show_saved, outdated, groups, base
+                ),
                 self._on_computed,
             )
 
@@ -380,7 +392,7 @@ class Session(
             return
         self._latest = computed
         recipe = self._jacobian
-        if recipe is not None and recipe.waiting and computed.request == self.request():
+        if recipe is not None and recipe.waiting and same_state(computed.request, self.request()):
             self._jacobian = jacobian_recipe.collect(recipe, computed.result)
             if not self._jacobian.building:  # a row's call failed: the user's calls again
                 self._selected_step = recipe.selected_step
@@ -428,7 +440,7 @@ class Session(
         """Put back backward calls that no longer fit the output (see :func:`.steps.refit`);
         what changed (empty: nothing). Judged only on a result of the current state: an
         older one is followed by a run that is."""
-        if computed.request != self.request():
+        if not same_state(computed.request, self.request()):
             return set()
         result = computed.result
         key = backward_steps.output_key(result)
@@ -610,10 +622,11 @@ class Session(
     def _make_snapshot(self, changes: frozenset[str]) -> Snapshot:
         shown = self._shown
         latest = self._latest
+        # (Which nodes a run read is not what it computed: see drag_detail.)
         stale = (
             self._in_flight
             or shown is None
-            or shown.request != self.request()
+            or not same_state(shown.request, self.request())
             or (latest is not None and latest is not shown)
         )
         return Snapshot(

@@ -1,0 +1,170 @@
+"""Runs that read only the nodes in view (``RunRequest.detail``), against whole runs and
+plain torch: what they read equals what a whole run reads, exactly; what a tick always
+needs (leaves, gradients, named tensors, the output) is whole; and a structure that is
+not the one on screen is read whole."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+import torch
+
+from gui.model import detail_merge
+from gui.model.engine.run import run_program
+from gui.model.request import Detail, Program, RunRequest
+from gui.model.result import GraphNode, RunResult
+
+CHAIN = (
+    "x = torch.tensor([0.5, -0.3], requires_grad=True)\nh = x\n"
+    "for i in range(60):\n    h = torch.sin(h) * 1.01\nout = h.sum()\n"
+)
+MLP = """
+import torch.nn as nn
+torch.manual_seed(3)
+model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 1))
+x = torch.tensor([[0.1, -0.2, 0.3, 0.4], [1.0, 0.5, -0.5, 0.0]], requires_grad=True)
+loss = model(x).pow(2).mean()
+"""
+# A value changed in place after it was recorded (ReLU(inplace=True) after a Linear).
+IN_PLACE = """
+import torch.nn as nn
+torch.manual_seed(1)
+lin = nn.Linear(3, 3)
+x = torch.tensor([0.3, -1.2, 0.8], requires_grad=True)
+z = lin(x)
+z2 = z * 2
+y = torch.relu_(z2)
+out = (y * x).sum()
+"""
+LOOP = (
+    "w = torch.tensor([0.4, -0.7], requires_grad=True)\n"
+    "for step in range(3):\n"
+    "    loss = (w.sin() * 3).pow(2).sum()\n"
+    "    loss.backward()\n"
+    "    with torch.no_grad():\n"
+    "        w -= 0.1 * w.grad\n"
+    "    w.grad.zero_()\n"
+)
+
+
+def _run(code: str, values: dict[str, object] | None = None, detail: Detail | None = None):
+    program = Program(code=code, values=values or {})
+    return run_program(RunRequest(program, time_limit=60, detail=detail))
+
+
+def _nodes(result: RunResult) -> dict[str, GraphNode]:
+    assert result.graph is not None
+    return {n.key: n for n in result.graph.nodes}
+
+
+def _function_keys(result: RunResult, count: int) -> tuple[str, ...]:
+    assert result.graph is not None
+    return tuple(n.key for n in result.graph.nodes if n.kind in ("function", "leaf"))[:count]
+
+
+def _same_values(a: RunResult, b: RunResult) -> None:
+    assert a.tensors == b.tensors
+    assert a.output_value == b.output_value
+    assert a.printed == b.printed and a.error == b.error
+    for sa, sb in zip(a.steps, b.steps, strict=True):
+        assert sa.grads_after == sb.grads_after and sa.jacobians == sb.jacobians
+
+
+@pytest.mark.parametrize(
+    ("code", "values"),
+    [(CHAIN, {"x": [0.9, 0.1]}), (MLP, {"x": [[0.3, 0.2, -0.1, 0.6], [0.0, 1.0, 2.0, -1.0]]})],
+)
+def test_a_detail_run_reads_its_nodes_as_a_whole_run_does(code: str, values: dict) -> None:
+    shown = _run(code)  # the structure on screen, at other values
+    assert shown.graph is not None
+    read = _function_keys(shown, 7)
+    partial = _run(code, values, Detail(shown.graph.structure_key, read))
+    whole = _run(code, values)
+    assert partial.graph is not None and partial.graph.partial and not partial.graph.edges
+    assert partial.graph.structure_key == whole.graph.structure_key
+    _same_values(partial, whole)
+    full = _nodes(whole)
+    got = _nodes(partial)
+    # The nodes read, with what they own (saved values, constants) and the output.
+    assert set(read) <= set(got) and "output" in got
+    assert all(n.key in read or n.owner in read or n.kind == "output" for n in got.values())
+    for key, node in got.items():
+        assert node.value == full[key].value, key
+        assert [(s.name, s.tensor, s.value) for s in node.saved] == [
+            (s.name, s.tensor, s.value) for s in full[key].saved
+        ], key
+    step, whole_step = partial.steps[-1], whole.steps[-1]
+    leaves = {n.key for n in whole.graph.nodes if n.kind == "leaf"}
+    assert set(step.flows) == (set(read) & set(whole_step.flows)) | leaves
+    for key, flow in step.flows.items():
+        assert (flow.arriving, flow.leaving) == (
+            whole_step.flows[key].arriving,
+            whole_step.flows[key].leaving,
+        ), key
+    # And merged into what was on screen: the whole run's numbers where read.
+    merged = detail_merge.merge(shown, partial)
+    assert merged is not None and merged.graph is not None and not merged.graph.partial
+    assert merged.graph.structure_key == whole.graph.structure_key
+    for key in got:
+        assert _nodes(merged)[key] == full[key], key  # memory kept from the base, equal
+
+
+def test_the_leaves_gradients_equal_plain_torch() -> None:
+    shown = _run(CHAIN)
+    assert shown.graph is not None
+    partial = _run(CHAIN, {"x": [1.5, -2.0]}, Detail(shown.graph.structure_key, ()))
+    x = torch.tensor([1.5, -2.0], requires_grad=True)
+    h = x
+    for _ in range(60):
+        h = torch.sin(h) * 1.01
+    h.sum().backward()
+    assert x.grad is not None
+    assert partial.tensors["x"].grad.values == x.grad.tolist()
+    assert partial.output_value.values == h.sum().item()
+    assert partial.graph is not None and partial.graph.partial
+    assert [n.kind for n in partial.graph.nodes] == ["output"]
+
+
+def test_another_structure_is_read_whole() -> None:
+    code = "x = torch.tensor([0.5, 2.0], requires_grad=True)\ny = (x * x).sum() if x[0] > 0 else x.exp().sum()\n"
+    shown = _run(code)
+    assert shown.graph is not None
+    detail = Detail(shown.graph.structure_key, _function_keys(shown, 2))
+    other = _run(code, {"x": [-0.5, 2.0]}, detail)
+    assert other.graph is not None and not other.graph.partial
+    assert other.graph.structure_key != shown.graph.structure_key
+    assert other == replace(_run(code, {"x": [-0.5, 2.0]}), elapsed_seconds=other.elapsed_seconds)
+
+
+def test_a_value_changed_in_place_since_is_not_shown_as_its_forward_value() -> None:
+    whole = _run(IN_PLACE)
+    assert whole.graph is not None
+    mul = next(n for n in whole.graph.nodes if n.name == "MulBackward0" and n.var == "z2")
+    partial = _run(IN_PLACE, detail=Detail(whole.graph.structure_key, (mul.key,)))
+    got = _nodes(partial)[mul.key]
+    assert got.value is not None and got.value.shape == (3,)
+    # Recorded unread, then ReLU'd in place: no numbers rather than the ReLU's numbers.
+    assert got.value.values is None and got.value.summary is not None
+    assert all(v != v for v in vars(got.value.summary).values())  # nan: not numbers
+    _same_values(partial, whole)
+
+
+def test_every_step_of_a_loop_is_read_partially_and_merges() -> None:
+    shown = _run(LOOP)
+    assert shown.graph is not None and len(shown.steps) == 3
+    read = _function_keys(shown, 3)
+    partial = _run(LOOP, {"w": [0.1, 0.2]}, Detail(shown.graph.structure_key, read))
+    whole = _run(LOOP, {"w": [0.1, 0.2]})
+    assert all(s.graph is not None and s.graph.partial for s in partial.steps)
+    _same_values(partial, whole)
+    merged = detail_merge.merge(shown, partial)
+    assert merged is not None
+    for step, whole_step in zip(merged.steps, whole.steps, strict=True):
+        assert step.graph is not None and not step.graph.partial
+        for key in read:
+            assert step.flows[key].arriving == whole_step.flows[key].arriving
+            assert step.flows[key].order == whole_step.flows[key].order
+    # A base of another structure does not take it: the window runs it whole.
+    other = _run("w = torch.tensor([1.0], requires_grad=True)\n(w * 2).sum().backward()\n")
+    assert detail_merge.merge(other, partial) is None
