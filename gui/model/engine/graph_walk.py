@@ -148,7 +148,7 @@ def walk_detail(
 _SHAPES: dict[tuple[int, ...], TensorData] = {}
 
 
-def _shape_only(t: torch.Tensor | TensorData) -> TensorData:
+def _shape_only(t: torch.Tensor | TensorData | DeferredRead) -> TensorData:
     shape = tuple(t.shape)
     made = _SHAPES.get(shape)
     if made is None:
