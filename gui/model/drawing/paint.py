@@ -28,8 +28,12 @@ from gui.model.drawing.colors import (
     tensor_color,
 )
 from gui.model.drawing.extremes import dominant_values
+from gui.model.drawing.gradient_maps import (
+    EdgeGradients,
+    NodeGradients,
+)
 from gui.model.drawing.layout import MAX_CELLS
-from gui.model.result import Graph, GraphEdge, GraphNode, RunResult, StepRecord, TensorData
+from gui.model.result import Graph, GraphNode, RunResult, StepRecord, TensorData
 from gui.model.tensor_format import format_number, format_shape, format_tensor, iter_values
 
 NAN_FILL = NON_FINITE_COLOR
@@ -40,8 +44,6 @@ EDGE_MIN_TINT = 0.35
 EDGE_BASE_WIDTH = 1.2
 EDGE_MAX_EXTRA_WIDTH = 3.0
 EDGE_LABEL_MAX_ELEMENTS = 4
-
-IMPLICIT_SEED = TensorData((), "float32", 1.0)
 
 
 @dataclass(frozen=True)
@@ -54,8 +56,8 @@ class Gradients:
     locked, the locked one (``locked``).
     """
 
-    nodes: dict[str, TensorData | None]
-    edges: dict[int, TensorData | None]
+    nodes: Mapping[str, TensorData | None]
+    edges: Mapping[int, TensorData | None]
     scale: float
     natural: float = 0.0
     locked: bool = False
@@ -136,39 +138,6 @@ def box_fill(node: GraphNode, grad: TensorData | None, scale: float) -> str:
     return KIND_FILL[node.kind]
 
 
-def node_gradient(
-    node: GraphNode, step: StepRecord | None, leaf_grads: Mapping[str, TensorData | None]
-) -> TensorData | None:
-    """The gradient a node's box shows and is coloured by.
-
-    Leaves show their ``.grad`` (accumulated over steps), the output shows the seed ``v``
-    of the step, a single-output function shows the gradient arriving at it.
-    """
-    if node.kind == "leaf":
-        return leaf_grads.get(node.var or node.label)
-    if step is None:
-        return None
-    if node.kind == "output":
-        if step.gradient is None and step.error is not None:
-            return None  # e.g. "grad can be implicitly created only for scalar outputs"
-        # backward() on a scalar is backward(1): show the implicit seed as the 1 it is.
-        return step.gradient or IMPLICIT_SEED
-    flow = step.flows.get(node.key)
-    if node.kind in ("function", "group") and flow is not None and len(flow.arriving) == 1:
-        return flow.arriving[0]
-    return None
-
-
-def edge_gradient(edge: GraphEdge, step: StepRecord | None) -> TensorData | None:
-    """The gradient flowing back along a data edge during ``step`` (``None`` if none)."""
-    if step is None or edge.kind != "data" or edge.input_index is None:
-        return None
-    flow = step.flows.get(edge.target)
-    if flow is None or edge.input_index >= len(flow.leaving):
-        return None
-    return flow.leaving[edge.input_index]
-
-
 def gradients(
     graph: Graph,
     step: StepRecord | None,
@@ -183,12 +152,18 @@ def gradients(
     ``locked_scale``: the scale is locked at this magnitude (numbers beyond it get the end
     colours) instead of following the numbers.
     """
-    nodes = {n.key: node_gradient(n, step, leaf_grads) for n in graph.nodes}
-    edges = {i: edge_gradient(e, step) for i, e in enumerate(graph.edges)}
-    tensors: list[TensorData | None] = [*nodes.values(), *edges.values()]
+    nodes = NodeGradients(graph, step, leaf_grads)
+    edges = EdgeGradients(graph, step)
+    # What the boxes and edges show, without asking each of a big graph's ten thousand:
+    # a box shows a flow's arriving gradient, a leaf's .grad or the seed; an edge, a
+    # flow's leaving one (found per key only when drawn: see gradient_maps).
+    tensors: list[TensorData | None] = [*leaf_grads.values()]
     if step is not None:
-        tensors += [t for flow in step.flows.values() for t in flow.arriving]
-    natural = colour_scale([*tensors, *leaf_grads.values()], shown_step)
+        tensors.append(nodes.seed)
+        for flow in step.flows.values():
+            tensors += flow.arriving
+            tensors += flow.leaving
+    natural = colour_scale(tensors, shown_step)
     if locked_scale is None:
         return Gradients(nodes, edges, natural, natural)
     return Gradients(nodes, edges, locked_scale, natural, locked=True)

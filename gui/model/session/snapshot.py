@@ -13,14 +13,13 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from gui.model.drawing.collapse import Grouping
+from gui.model.drawing.gradient_maps import edge_gradient, node_gradient
 from gui.model.drawing.layout import GraphLayout
 from gui.model.drawing.paint import (
     Gradients,
     beyond_scale,
     colour_scale,
-    edge_gradient,
     gradients,
-    node_gradient,
     step_for_graph,
 )
 from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS, BackwardStep, Program

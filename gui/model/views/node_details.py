@@ -18,7 +18,7 @@ import re
 
 from gui.model.drawing.collapse import group_flow
 from gui.model.drawing.colors import tensor_color
-from gui.model.drawing.paint import node_gradient
+from gui.model.drawing.gradient_maps import node_gradient
 from gui.model.explain.local_rules import (
     DETAIL_MAX_ELEMENTS,
     NodeDescription,

@@ -27,10 +27,10 @@ from gui.model.drawing.collapse import (
     group_key,
     group_view,
 )
+from gui.model.drawing.gradient_maps import edge_gradient, node_gradient
 from gui.model.drawing.groups import module_tree
 from gui.model.drawing.layout import node_lines
 from gui.model.drawing.module_paths import MAX_DEPTH, MAX_PATH_CHARS, path_text
-from gui.model.drawing.paint import edge_gradient, node_gradient
 from gui.model.engine.live import LiveGraph
 from gui.model.engine.live_names import named_sources
 from gui.model.engine.run import run_program
