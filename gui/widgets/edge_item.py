@@ -19,7 +19,7 @@ from gui.model.result import TensorData
 from gui.widgets.edge_label_item import EdgeLabelItem
 from gui.widgets.pixels import clamp_pixel
 from gui.widgets.scene_style import NO_BRUSH, NO_PEN, Z_EDGE, qbrush, qcolor
-from gui.widgets.tick_feed import TickFeed
+from gui.widgets.tick_feed import FeedBoard, TickFeed
 
 # How far beside its edge a label sits, so the line never runs through its digits.
 LABEL_GAP = 5.0
@@ -107,6 +107,9 @@ class EdgeItem(QGraphicsItem):
         self.link = link
         self.source: StrokeSource | None = None
         self._pending: StrokeSource | TickFeed | None = None
+        # The graph's newest tick feed, and which of them the edge has seen (see FeedBoard).
+        self.board: FeedBoard | None = None
+        self._seen = 0
         # Its position in the graph's edges: what it reads from a tick's feed.
         self.index = -1
         self.color = ""
@@ -146,7 +149,15 @@ class EdgeItem(QGraphicsItem):
     @property
     def pending(self) -> bool:
         """Whether a newer gradient waits to be made into a stroke (when painted)."""
-        return self._pending is not None
+        board = self.board
+        return self._pending is not None or (board is not None and board.generation != self._seen)
+
+    def _take_board(self) -> None:
+        """The board's newest feed as the pending source, if not seen yet; and seen."""
+        board = self.board
+        if board is not None and board.generation != self._seen:
+            self._seen = board.generation
+            self._pending = board.feed
 
     def path(self) -> QPainterPath:
         return self._path
@@ -192,7 +203,7 @@ class EdgeItem(QGraphicsItem):
         option: QStyleOptionGraphicsItem,
         widget: QWidget | None = None,
     ) -> None:
-        if self._pending is not None:  # painted without the view asking first (a render)
+        if self.pending:  # painted without the view asking first (a render)
             self.settle()
         painter.setBrush(NO_BRUSH)
         if self.highlighted:
@@ -212,6 +223,7 @@ class EdgeItem(QGraphicsItem):
 
     def refresh(self, source: StrokeSource) -> None:
         """Stroke for ``source`` now (the edge is on screen); repaints only on a change."""
+        self._take_board()  # (newer than the board's feed)
         self._pending = None
         if source == self.source:
             return
@@ -220,15 +232,12 @@ class EdgeItem(QGraphicsItem):
 
     def defer(self, source: StrokeSource) -> None:
         """Take ``source`` without making the stroke (off screen): made when next painted."""
+        self._take_board()
         self._pending = source
-
-    def defer_to(self, feed: TickFeed) -> None:
-        """Take a tick's ``feed`` (off screen): the stroke is made from it when next
-        painted (a big graph's tick hands one feed to all)."""
-        self._pending = feed
 
     def settle(self) -> None:
         """Make the stroke of a deferred source now, without asking for a repaint."""
+        self._take_board()
         source = self._pending
         if source is None:
             return

@@ -37,7 +37,7 @@ from gui.widgets.scene_style import (
     qcolor,
     text_scale_for_font,
 )
-from gui.widgets.tick_feed import AreaIndex, TickFeed
+from gui.widgets.tick_feed import AreaIndex, FeedBoard, TickFeed
 
 # A graph with at most this many edges has its labels placed while it is built (tens of
 # milliseconds); a bigger one when first zoomed in far enough to read them.
@@ -119,6 +119,12 @@ class GraphItems:
         # Boxes and strokes, their bounds fixed from here on: a tick finds those on screen
         # in one pass (AreaIndex) and hands the rest one shared feed (see update).
         self._boxes = list(self.nodes.values())
+        # Where each tick's feed is posted for every box and stroke (see FeedBoard).
+        self._board = FeedBoard()
+        for node_item in self._boxes:
+            node_item.board = self._board
+        for edge_item in self.edges.values():
+            edge_item.board = self._board
         self._node_positions = {node.key: i for i, node in enumerate(graph.nodes)}
         self._strokes = [(i, e) for i, e in self.edges.items() if not e.link]
         self._box_areas = AreaIndex([item.area for item in self._boxes])
@@ -201,13 +207,10 @@ class GraphItems:
 
     def _feed_boxes_and_strokes(self, feed: TickFeed, on_screen: Area | None) -> None:
         """Boxes and strokes within ``on_screen`` (``None``: all) make what ``feed`` gives
-        them now and repaint if it changed; every other one holds the feed and makes its
-        own when next painted or read. A tick on a 5,000-box graph touches a few dozen
-        items, not ten thousand tuples of numbers."""
-        for item in self._boxes:
-            item.defer_to(feed)
-        for _, edge_item in self._strokes:
-            edge_item.defer_to(feed)
+        them now and repaint if it changed; every other one takes the feed from the board
+        and makes its own when next painted or read. A tick on a 5,000-box graph touches a
+        few dozen items, not ten thousand."""
+        self._board.post(feed)
         boxes, strokes = self._boxes, self._strokes
         for position in self._box_areas.overlapping(on_screen):
             box = boxes[position]

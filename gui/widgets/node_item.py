@@ -57,7 +57,7 @@ from gui.widgets.scene_style import (
     shared_font,
     text_advance,
 )
-from gui.widgets.tick_feed import TickFeed
+from gui.widgets.tick_feed import FeedBoard, TickFeed
 
 # Zoomed out: a box's title fills at most this share of its width and height, grows at
 # most this much, and is drawn only from this many screen pixels tall (smaller is clutter).
@@ -157,6 +157,9 @@ class NodeItem(QGraphicsItem):
         # What the content was last made from, and a newer source not made yet (off screen).
         self.source: BoxSource | None = None
         self._pending: BoxSource | TickFeed | None = None
+        # The graph's newest tick feed, and which of them the box has seen (see FeedBoard).
+        self.board: FeedBoard | None = None
+        self._seen = 0
         self._compact = compact
         self._box = box
         self._lines: list[str] = []
@@ -237,11 +240,20 @@ class NodeItem(QGraphicsItem):
     @property
     def pending(self) -> bool:
         """Whether the box has a newer source than its content (made when painted or read)."""
-        return self._pending is not None
+        board = self.board
+        return self._pending is not None or (board is not None and board.generation != self._seen)
+
+    def _take_board(self) -> None:
+        """The board's newest feed as the pending source, if not seen yet; and seen."""
+        board = self.board
+        if board is not None and board.generation != self._seen:
+            self._seen = board.generation
+            self._pending = board.feed
 
     def refresh(self, source: BoxSource) -> bool:
         """Show what ``source`` makes, now (the box is on screen); repaints only on a real
         change (returns whether)."""
+        self._take_board()  # (newer than the board's feed)
         self._pending = None
         if source == self.source:
             return False
@@ -251,15 +263,12 @@ class NodeItem(QGraphicsItem):
     def defer(self, source: BoxSource) -> None:
         """Take ``source`` without making anything (the box is off screen): the content is
         made when the box is next painted or read."""
+        self._take_board()
         self._pending = source
-
-    def defer_to(self, feed: TickFeed) -> None:
-        """Take a tick's ``feed`` (the box is off screen): the content is made from it
-        when the box is next painted or read (a big graph's tick hands one feed to all)."""
-        self._pending = feed
 
     def settle(self, repaint: bool = False) -> bool:
         """Make the content of a deferred source now (returns whether it changed)."""
+        self._take_board()
         source = self._pending
         if source is None:
             return False
@@ -406,7 +415,7 @@ class NodeItem(QGraphicsItem):
         option: QStyleOptionGraphicsItem,
         widget: QWidget | None = None,
     ) -> None:
-        if self._pending is not None:  # painted without the view asking first (a render)
+        if self.pending:  # painted without the view asking first (a render)
             self.settle()
         # Two pixels beyond the bounds: what the view repaints around a dirty box.
         margin = 2.0 / (painter.worldTransform().m11() or 1.0)

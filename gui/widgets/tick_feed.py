@@ -94,3 +94,22 @@ class AreaIndex:
             & (top <= self._bottom)
         )
         return [int(i) for i in np.flatnonzero(hit)]
+
+
+class FeedBoard:
+    """Where a graph's newest :class:`TickFeed` is posted for its boxes and edges to take.
+
+    A tick posts its feed once (:meth:`post`) instead of handing it to each of ten
+    thousand items: an item that has not seen the newest one (its ``generation``) takes
+    it when next painted or read.
+    """
+
+    __slots__ = ("feed", "generation")
+
+    def __init__(self) -> None:
+        self.feed: TickFeed | None = None
+        self.generation = 0
+
+    def post(self, feed: TickFeed) -> None:
+        self.feed = feed
+        self.generation += 1
