@@ -11,7 +11,7 @@ import pytest
 
 from gui.model.drawing.layout_process import LayoutProcess
 from gui.model.drawing.limits import MAX_LAYOUT_BOXES
-from gui.model.export.files import graph_svg, message_svg, write_export
+from gui.model.export.files import INDENTED_JSON_NODES, graph_svg, message_svg, write_export
 from gui.model.result import Explanation
 from tests.big_graphs import chain_graph, result_with
 
@@ -50,6 +50,20 @@ def test_a_graph_over_the_limits_is_a_message_and_the_numbers_stay(
     document = json.loads((tmp_path / "result.json").read_text())
     assert document["leaves"]["w"]["grad"] == [3.0, 4.0]
     assert len(document["graph"]["nodes"]) == len(result.graph.nodes)  # type: ignore[union-attr]
+
+
+def test_result_json_is_indented_for_reading_and_flat_for_a_big_graph(
+    worker: LayoutProcess, tmp_path: Path
+) -> None:
+    small, big = tmp_path / "small", tmp_path / "big"
+    write_export(result_with(chain_graph(3)), "", small, worker)
+    write_export(result_with(chain_graph(INDENTED_JSON_NODES)), "", big, worker)
+    small_text, big_text = (small / "result.json").read_text(), (big / "result.json").read_text()
+    assert small_text.startswith('{\n  "') and len(small_text.splitlines()) > 20
+    assert big_text.count("\n") == 1 and big_text.endswith("\n")
+    document = json.loads(big_text)
+    assert len(document["graph"]["nodes"]) == INDENTED_JSON_NODES + 2
+    assert json.loads(small_text)["leaves"] == document["leaves"]
 
 
 def test_a_hanging_graphviz_is_stopped_and_the_svg_says_so(tmp_path: Path) -> None:
