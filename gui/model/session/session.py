@@ -610,6 +610,10 @@ class Session(
         shown = self._shown
         if shown is None:
             raise ValueError("nothing has run yet")
+        if shown.read is not None:  # mid-drag: boxes out of view hold older numbers
+            raise ValueError(
+                "a slider is being dragged: let go of it, and every number is read again"
+            )
         request = shown.request
         script = plain_script(request.program, shown.result, request.zero_grad_after)
         drawn = None if shown.grouping is None else shown.grouping.result(shown.result)

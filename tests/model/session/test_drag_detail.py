@@ -6,6 +6,9 @@ request the session made. Expected numbers come from a whole run and from plain 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -179,3 +182,17 @@ def test_a_run_in_flight_when_letting_go_is_followed_by_a_whole_one() -> None:
     assert (
         nodes[_keys(session, "SinBackward0")[-1]].value.values == _plain_values([0.1, -0.3])["sin0"]
     )
+
+
+def test_no_export_of_older_numbers_mid_drag(tmp_path: Path) -> None:
+    session, _ = _session()
+    session.set_on_screen(frozenset(_keys(session, "SinBackward0")[:2]))
+    session.set_dragging(True)
+    session.set_input("x", 0, 0.4)
+    with pytest.raises(ValueError, match="let go"):
+        session.export(tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    session.set_dragging(False)
+    session.export(tmp_path / "out")
+    document = json.loads((tmp_path / "out" / "result.json").read_text())
+    assert document["leaves"]["x"]["grad"] == _plain_values([0.4, -0.3])["grad"]
