@@ -23,7 +23,16 @@ work, made by its ``forward``. Three passes, each seeing where the ones before w
    everything upstream lies in (the reshapes after a block's last projection, on their
    way to its residual add); else the module both sides share.
 
-An op whose outputs reach no module (the loss) stays outside. Pure: no Qt, no torch.
+An op whose outputs reach no module (the loss) stays outside, with one exception:
+
+4. **tails**, in data-flow order: the last of several blocks built alike (a pre-norm
+   transformer's last layer) ends in ops that feed only what follows the model: its
+   residual add, the dropout and reshape before it. Where the block before it has an op
+   of the same kind fed by ops of the same kinds in that block (its own residual add, fed
+   by its attention's add and its dropout), the op is the last block's work too. The loss
+   mirrors nothing in a block, and stays outside.
+
+Pure: no Qt, no torch.
 """
 
 from __future__ import annotations
@@ -67,6 +76,62 @@ def place_between(order: list[str], inputs: dict[str, list[str]], module: dict[s
                 placed = _side_block(up, down, both, blocks)
             if placed:
                 module[key] = placed
+    _place_tails([key for key in pending if key not in module], inputs, module, blocks, shapes)
+
+
+def _kind(key: str) -> str:
+    """A node's class, from its key (``"12:AddBackward0"``)."""
+    return key.partition(":")[2]
+
+
+def _place_tails(
+    pending: list[str],
+    inputs: dict[str, list[str]],
+    module: dict[str, Path],
+    blocks: set[Path],
+    shapes: dict[Path, frozenset[Path]],
+) -> None:
+    """Rule 4 (see the module docstring), for ``pending``, in data-flow order."""
+    mirrors: dict[Path, set[tuple[str, tuple[str, ...], Path]]] = {}
+
+    def mirrored_in(block: Path) -> set[tuple[str, tuple[str, ...], Path]]:
+        # What each op of ``block`` is, what its inputs in the block are, and where in
+        # the block it lies.
+        found = mirrors.get(block)
+        if found is None:
+            n = len(block)
+            found = mirrors[block] = {
+                (
+                    _kind(key),
+                    tuple(sorted(_kind(s) for s in inputs[key] if module.get(s, ())[:n] == block)),
+                    path[n:],
+                )
+                for key, path in module.items()
+                if path[:n] == block
+            }
+        return found
+
+    for key in pending:
+        ins = inputs[key]
+        if not ins or any(s not in module for s in ins):
+            continue
+        block = _common([module[s] for s in ins])
+        while block and block not in blocks:
+            block = block[:-1]
+        if not block:
+            continue
+        siblings = [
+            p
+            for p in blocks
+            if len(p) == len(block) and p[:-1] == block[:-1] and p != block
+            and shapes[p] == shapes[block]
+        ]  # fmt: skip
+        own = (_kind(key), tuple(sorted(_kind(s) for s in ins)))
+        for sibling in siblings:
+            where = [p for kind, fed, p in mirrored_in(sibling) if (kind, fed) == own]
+            if where:
+                module[key] = block + min(where, key=len)
+                break
 
 
 def _common(paths: list[Path | None]) -> Path | None:
