@@ -24,7 +24,8 @@ Jacobians and updates every panel, but never lays the graph out again.
 
 ``--sizes [N ...]`` prints instead the table by graph size (default 100, 500, 2000 and
 5000 function nodes, unrolled chains of plain torch code): time to first picture and
-value-only refresh for the app and for torchviz in the same run, each size capped
+value-only refresh (a mouse drag's tick, a key press's step, letting go of the drag) for
+the app and for torchviz in the same run, each size capped
 (``--cap SECONDS``, default 120: past it the size says "over cap" and the table goes on);
 see ``torchviz_sizes.py``.
 

@@ -9,9 +9,13 @@ Run through ``benchmarks/compare_torchviz.py --sizes [N ...]`` (default sizes 10
   with its result (engine run + layout + first paint: ``window_speed.wait_until_rendered``).
   Measured in a child process of its own per size, which is killed at the cap: nothing a
   size does can hang the benchmark or slow the next size.
-- **app refresh**: a slider step on ``x`` until every panel has rendered and painted the
-  new values (measured as ``window_speed.tick_times`` does), p50 over the ticks (fewer
-  ticks when they would take more than half the cap).
+- **app drag**: a slider step on ``x`` made with the handle held, as a mouse drag makes
+  it, until every panel has rendered and painted the new values (measured as
+  ``window_speed.tick_times`` does), p50 over the ticks (fewer ticks when they would take
+  more than a quarter of the cap). A graph of 1,000 nodes or more then reads the boxes in
+  view (``gui.model.session.drag_detail``); **release** is letting go, until every node's
+  numbers are read and painted.
+- **app step**: the same step from the keyboard (every node read on each step).
 - **torchviz first picture**: the notebook way, in a Python process of its own (killed
   at the cap too): run the program, draw it with ``make_dot`` (the leaf as ``params``),
   render it with the ``dot`` program to SVG and paint that SVG with ``QSvgRenderer`` onto
