@@ -235,15 +235,15 @@ def recorded_value(t: torch.Tensor) -> TensorData | torch.Tensor:
 
 class DeferredRead:
     """A forward value kept unread (a run that reads only some nodes: see
-    :class:`~gui.model.request.Detail`, where most are never read): the tensor detached,
-    sharing its version counter, and that version when recorded. Read later only if no
+    :class:`~gui.model.request.Detail`, where most are never read): the tensor (held, as
+    a whole run's big values are) and its version when recorded. Read later only if no
     in-place change touched it since (:meth:`read`): the numbers it had then, exactly.
     """
 
     __slots__ = ("tensor", "version")
 
     def __init__(self, t: torch.Tensor) -> None:
-        self.tensor = t.detach()
+        self.tensor = t
         self.version = t._version
 
     @property
@@ -254,7 +254,7 @@ class DeferredRead:
         """Its numbers as recorded; if it changed in place since, its shape and dtype with
         statistics that are not numbers (the forward value is gone: a run that reads
         every node, as the window makes once a drag ends, reads it when recorded)."""
-        t = self.tensor
+        t = self.tensor.detach()  # (shares the version counter)
         if t._version == self.version:
             return read_tensor_data(t)
         return TensorData(tuple(t.shape), dtype_name(t.dtype), None, NO_NUMBERS)
