@@ -109,12 +109,12 @@ class DragDetail:
         shown = self._shown
         if keys is None or shown is None or len(keys) > MOST_DETAIL_NODES:
             return None
+        if self._selected_node is not None:
+            keys = keys | {self._selected_node}
         grouping = shown.grouping
         if grouping is not None and grouping.groups:
             # A collapsed module's box shows what flows through its members: those are
             # the graph's nodes to read (the box's own key is not one).
             members = [k for k, box in grouping.hidden.items() if box in keys]
             keys = keys.union(members).difference(grouping.groups)
-        if self._selected_node is not None:
-            keys = keys | {self._selected_node}
-        return keys
+        return keys if len(keys) <= MOST_DETAIL_NODES else None

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from gui.model.drawing.collapse import group_key
 from gui.model.engine.run import run_program
 from gui.model.request import RunRequest
 from gui.model.result import RunResult
@@ -196,3 +197,35 @@ def test_no_export_of_older_numbers_mid_drag(tmp_path: Path) -> None:
     session.export(tmp_path / "out")
     document = json.loads((tmp_path / "out" / "result.json").read_text())
     assert document["leaves"]["x"]["grad"] == _plain_values([0.4, -0.3])["grad"]
+
+
+def test_a_collapsed_modules_box_in_view_or_selected_reads_its_members() -> None:
+    runs = Runs()
+    session = Session(runs)
+    session.set_code(
+        "import torch.nn as nn\ntorch.manual_seed(0)\n"
+        "model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 4), nn.Tanh(),"
+        " nn.Linear(4, 1))\nx = torch.tensor([[0.5, -1.0, 2.0]], requires_grad=True)\n"
+        "loss = model(x).pow(2).sum()\n"
+    )
+    session.collapse_module(("model", "2"))
+    grouping = session.snapshot.grouping
+    assert grouping is not None
+    box = group_key(("model", "2"))
+    members = set(grouping.groups[box].members)
+    assert members
+    session.set_on_screen(frozenset({box}))
+    session.set_dragging(True)
+    session.set_input("x", 0, 0.25)
+    detail = runs.requests[-1].detail
+    assert detail is not None and box not in detail.nodes
+    assert members <= set(detail.nodes)
+    session.set_on_screen(frozenset())
+    session.select_node(box)
+    session.set_input("x", 0, 0.3)
+    detail = runs.requests[-1].detail
+    assert detail is not None and members <= set(detail.nodes)
+    session.set_dragging(False)
+    whole = run_program(RunRequest(session.snapshot.state.program))
+    assert whole.graph is not None and session.snapshot.graph is not None
+    assert session.snapshot.graph.nodes == whole.graph.nodes
