@@ -403,7 +403,7 @@ class BackwardPanel(QWidget):
             return False
         self.editor = TensorEditor("v", shape, InputRange(-1.0, 1.0, 0.01))
         self.editor.elementEdited.connect(self._on_view_element)
-        self.editor.dragging.connect(self._session.set_dragging)
+        self.editor.dragging.connect(self._on_view_dragging)
         self._editor_slot.addWidget(self.editor)
         return True
 
@@ -499,6 +499,9 @@ class BackwardPanel(QWidget):
 
     def _on_view_element(self, index: int, value: float) -> None:
         self._session.set_gradient_element(index, value)
+
+    def _on_view_dragging(self, dragging: bool) -> None:
+        self._session.set_dragging(dragging)
 
     def _on_view_range(self, value_range: InputRange) -> None:
         self._session.set_range(GRADIENT_RANGE, value_range)

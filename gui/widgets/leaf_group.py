@@ -120,7 +120,7 @@ class LeafGroup(QFrame):
         self.range_editor.rangeEdited.connect(self._on_view_range)
         self.reset.clicked.connect(self._on_view_reset)
         self.editor.elementEdited.connect(self._on_view_element)
-        self.editor.dragging.connect(self._session.set_dragging)
+        self.editor.dragging.connect(self._on_view_dragging)
 
     def _header(self, data: TensorData) -> QVBoxLayout:
         header, row = QVBoxLayout(), QHBoxLayout()
@@ -190,6 +190,9 @@ class LeafGroup(QFrame):
 
     def _on_view_element(self, index: int, value: float) -> None:
         self._session.set_input(self.name, index, value)
+
+    def _on_view_dragging(self, dragging: bool) -> None:
+        self._session.set_dragging(dragging)
 
     def _on_view_range(self, value_range: InputRange) -> None:
         self._session.set_range(self.name, value_range)

@@ -132,7 +132,11 @@ class ModuleGroups(QObject):
     @staticmethod
     def _add(menu: QMenu, text: str, slot: Callable[[], None]) -> QAction:
         action = menu.addAction(text)
-        action.triggered.connect(slot)
+        # Through a function of our own: connected straight to a bound method of an object
+        # that is not a QObject (the session), PySide watches that object with a weak
+        # reference, and a collection on the engine's worker thread that ends it would
+        # disconnect from that thread while the GUI thread connects: a deadlock.
+        action.triggered.connect(lambda *_: slot())
         return action
 
     def context_actions(self, key: str | None) -> QMenu:

@@ -77,7 +77,7 @@ class ReplayBar(QWidget):
         self.back_button.clicked.connect(self._on_view_back)
         self.play_button.clicked.connect(self._on_view_play)
         self.step_button.clicked.connect(self._on_view_step)
-        self.done_button.clicked.connect(session.stop_replay)
+        self.done_button.clicked.connect(self._on_view_done)
         self.speed.valueChanged.connect(self._on_view_speed)
         session.changed.connect(self.render)
         self.render(session.snapshot)
@@ -105,6 +105,9 @@ class ReplayBar(QWidget):
     def _on_view_play(self) -> None:
         replay = self._session.snapshot.replay_state
         self._session.play_replay(not (replay is not None and replay.playing))
+
+    def _on_view_done(self) -> None:
+        self._session.stop_replay()
 
     def _on_view_speed(self, position: int) -> None:
         self._session.set_replay_speed(slider_to_speed(position))
