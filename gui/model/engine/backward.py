@@ -17,8 +17,9 @@ from typing import Any, Literal
 
 import torch
 
+from gui.model.engine.detail_walk import walk_detail
 from gui.model.engine.flow_hooks import FlowHooks, leaf_gradients
-from gui.model.engine.graph_walk import Naming, WalkedGraph, walk_detail
+from gui.model.engine.graph_walk import Naming, WalkedGraph
 from gui.model.engine.jacobian import (
     compute_jacobians,
     jacobian_problem,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,6 @@ from gui.model.engine.node_of import node_of
 from gui.model.engine.records import quick_maker
 from gui.model.engine.saved_memory import StorageLedger
 from gui.model.engine.tensors import DeferredRead, SharedReads, read_tensor_data
-from gui.model.request import Detail
 from gui.model.result import Graph, GraphEdge, GraphNode, SavedValue, TensorData
 
 MAX_FUNCTION_NODES = 5000
@@ -83,12 +82,7 @@ def _leaf_node(
     )
 
 
-def walk_graph(
-    root: torch.Tensor,
-    naming: Naming,
-    output_label: str | None,
-    read: Collection[str] | None = None,
-) -> WalkedGraph:
+def walk_graph(root: torch.Tensor, naming: Naming, output_label: str | None) -> WalkedGraph:
     """The autograd graph of ``root``, read before any backward frees its saved tensors.
 
     Parameters
@@ -99,38 +93,17 @@ def walk_graph(
         The user's names for tensors and recorded forward values, by identity.
     output_label
         The user's name for ``root`` (``None`` if unnamed).
-    read
-        The keys of the function and leaf nodes whose numbers to read (with their saved
-        values and constant inputs); ``None``: all. Given, and ``root`` has a ``grad_fn``,
-        the graph is partial (:attr:`~gui.model.result.Graph.partial`: those nodes and the
-        output only) with the structure key of the whole graph (see
-        :class:`~gui.model.request.Detail`).
+
+    A run that reads only some nodes walks with :func:`.detail_walk.walk_detail` instead.
     """
     # Every read as of a plain tensor: torch's own subclasses answer reads in Python, and
     # a lazy layer's `UninitializedParameter` raises ValueError for each (an engine error).
     with torch._C.DisableTorchFunction():
-        if read is not None and root.grad_fn is not None:
-            return _walk_lean(root, naming, output_label, read)
         return _walk(root, naming, output_label)
 
 
-def walk_detail(
-    root: torch.Tensor, naming: Naming, output_label: str | None, detail: Detail | None
-) -> tuple[WalkedGraph, frozenset[str] | None]:
-    """:func:`walk_graph` for a run asked for ``detail``: the partial graph of the nodes it
-    names, with the keys read, if the graph has the structure the window shows; else
-    (or with no ``detail``) the whole graph, and ``None``."""
-    if detail is not None and root.grad_fn is not None:
-        # Saved and constant nodes are read with the node that owns them ("3:Mul/saved:self").
-        read = frozenset(key.partition("/")[0] for key in detail.nodes)
-        lean = walk_graph(root, naming, output_label, read)
-        if lean.graph.structure_key == detail.structure_key:
-            return lean, read
-    return walk_graph(root, naming, output_label), None
-
-
 # Shape-only records of saved tensors walked without reading their numbers (never sent:
-# they only describe the structure, see _walk_lean), one per shape.
+# they only describe the structure, see detail_walk), one per shape.
 _SHAPES: dict[tuple[int, ...], TensorData] = {}
 
 
@@ -242,112 +215,6 @@ def _function_node(
         key, class_name, var or class_name, "function", var, value, tuple(saved.values()),
         None, max(count, 1), None,
     )  # fmt: skip
-
-
-# What the structure key is made of, per node and per edge (see structure_key).
-Described = tuple[Any, ...]
-
-
-def _walk_lean(
-    root: torch.Tensor, naming: Naming, output_label: str | None, read: Collection[str]
-) -> WalkedGraph:
-    """:func:`_walk` for a run that reads only the nodes ``read``: the same keys, labels,
-    shapes and edges, so the same structure key, but records only of the nodes read (and
-    what they own, and the output): no edges (a partial graph). The others are
-    described as the key needs them, without a record each: the walk of a slider tick on
-    a 5,000-function graph that shows a few dozen of them."""
-    root_fn = root.grad_fn
-    ledger = StorageLedger()
-    reads = SharedReads()
-    nodes: list[GraphNode] = []
-    described: list[Described] = []
-    edges: list[Described] = []
-    functions: dict[str, Any] = {}
-    root_key = f"0:{type(root_fn).__name__}"
-    keys: dict[int, str] = {id(root_fn): root_key}
-    functions[root_key] = root_fn
-    met: list[Any] = [root_fn]
-    truncated = False
-    recorded_values, output_names = naming.values, naming.outputs
-    describe, add_edge = described.append, edges.append
-
-    def add_read(node: GraphNode) -> None:
-        nodes.append(node)
-        describe((node.key, node.kind, node.label, _shape_of(node.value)))
-
-    for fn in met:
-        key = keys[id(fn)]
-        class_name, saved_attributes = _node_class(type(fn))
-        next_functions = fn.next_functions
-        reading = key in read
-        saved = (
-            _read_saved(fn, saved_attributes, naming, ledger, reads, reading)
-            if saved_attributes
-            else {}
-        )
-        constants = _constants(next_functions, saved) if saved else _NO_CONSTANTS
-        if reading:
-            if class_name == "AccumulateGrad":
-                add_read(_leaf_node(key, fn.variable, naming, ledger, reads))
-            else:
-                add_read(_function_node(key, class_name, fn, saved, naming, reads))
-                if saved:
-                    _add_saved_nodes(key, saved, constants, add_read)
-        elif class_name == "AccumulateGrad":
-            var = naming.name_of_tensor(fn.variable)
-            describe((key, "leaf", var or "leaf", tuple(fn.variable.shape)))
-        else:
-            fn_id = id(fn)
-            recorded = recorded_values.get(fn_id, ())
-            if len(recorded) <= 1:
-                var = output_names.get((fn_id, 0)) or None
-                shape = tuple(recorded[0].shape) if recorded else None
-            else:
-                names = [output_names.get((fn_id, nr)) for nr in range(len(recorded))]
-                var, shape = ", ".join(n for n in names if n) or None, None
-            describe((key, "function", var or class_name, shape))
-            if saved:
-                shown = {c.name for c in constants.values()} if constants else ()
-                for v in saved.values():
-                    if (v.tensor is not None or v.freed) and v.name not in shown:
-                        label = f"{v.name} = {v.refers_to}" if v.refers_to else v.name
-                        describe((f"{key}/saved:{v.name}", "saved", label, _shape_of(v.tensor)))
-        for index, (child, _nr) in enumerate(next_functions):
-            if child is None:
-                constant_key = f"{key}/const:{index}"
-                if reading:
-                    add_read(_constant_node(constant_key, key, constants.get(index)))
-                else:
-                    match = constants.get(index)
-                    var = None if match is None else match.refers_to
-                    shape = None if match is None else _shape_of(match.tensor)
-                    describe((constant_key, "constant", var or "constant", shape))
-                add_edge((constant_key, key, "constant", index))
-                continue
-            child_key = keys.get(id(child))
-            if child_key is None:
-                if len(keys) >= MAX_FUNCTION_NODES:
-                    truncated = True
-                    continue
-                child_key = keys[id(child)] = f"{len(keys)}:{type(child).__name__}"
-                functions[child_key] = child
-                met.append(child)
-            add_edge((child_key, key, "data", index))
-    add_edge((root_key, "output", "output", None))
-    output_node = _graph_node(
-        key="output",
-        name="output",
-        label=output_label or "output",
-        kind="output",
-        value=reads.read(root),
-    )
-    add_read(output_node)
-    key = _described_key((*described, tuple(edges)))
-    return WalkedGraph(Graph(tuple(nodes), (), root_key, key, truncated, partial=True), functions)
-
-
-def _shape_of(value: TensorData | None) -> tuple[int, ...] | None:
-    return None if value is None else value.shape
 
 
 def _add_saved_nodes(

@@ -54,7 +54,8 @@ from gui.model.engine.capture import (
     exception_position,
     program_line,
 )
-from gui.model.engine.graph_walk import Naming, walk_detail
+from gui.model.engine.detail_walk import walk_detail
+from gui.model.engine.graph_walk import Naming
 from gui.model.engine.node_of import node_of
 from gui.model.engine.recorder import ForwardRecorder
 from gui.model.engine.tensors import tensor_data
