@@ -36,7 +36,7 @@ from gui.model.engine.graph_walk import (
     walk_graph,
 )
 from gui.model.engine.saved_memory import StorageLedger
-from gui.model.engine.tensors import SharedReads
+from gui.model.engine.tensors import NO_NUMBERS, SharedReads
 from gui.model.request import Detail
 from gui.model.result import Graph, GraphNode, TensorData
 
@@ -104,7 +104,14 @@ def _walk_lean(
             if class_name == "AccumulateGrad":
                 add_read(_leaf_node(key, fn.variable, naming, ledger, reads))
             else:
-                add_read(_function_node(key, class_name, fn, saved, naming, reads))
+                node = _function_node(key, class_name, fn, saved, naming, reads)
+                if node.value is not None and node.value.summary is NO_NUMBERS:
+                    # Its forward value changed in place after the op (a ReLU(inplace=True)
+                    # after it): gone, unless read when made, as a whole run reads. Left
+                    # out, the window keeps the numbers it read last, until the drag ends.
+                    describe((key, "function", node.label, node.value.shape))
+                else:
+                    add_read(node)
                 if saved:
                     _add_saved_nodes(key, saved, constants, add_read)
         elif class_name == "AccumulateGrad":
