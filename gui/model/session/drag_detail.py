@@ -44,6 +44,7 @@ class DragDetail:
     _selected_node: str | None
     _dragging: bool
     _on_screen: frozenset[str] | None
+    _live: bool
 
     def _claim_run(self, force: bool = False) -> RunRequest | None:
         raise NotImplementedError
@@ -62,10 +63,11 @@ class DragDetail:
         if dragging == self._dragging:
             return
         self._dragging = dragging
-        if not dragging:
-            pending = self._claim_run()
-            self._emit({"status"})
-            self._submit(pending)
+        if not dragging and self._live:  # (live off: nothing runs until asked to)
+            pending = self._claim_run()  # none if the last run read every node already
+            if pending is not None:
+                self._emit({"status"})
+                self._submit(pending)
 
     def set_on_screen(self, keys: frozenset[str] | None) -> None:
         """The graph panel's boxes in view, by drawn key (``None``: not known). While

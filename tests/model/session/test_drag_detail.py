@@ -229,3 +229,25 @@ def test_a_collapsed_modules_box_in_view_or_selected_reads_its_members() -> None
     whole = run_program(RunRequest(session.snapshot.state.program))
     assert whole.graph is not None and session.snapshot.graph is not None
     assert session.snapshot.graph.nodes == whole.graph.nodes
+
+
+def test_with_live_off_letting_go_runs_nothing() -> None:
+    session, runs = _session()
+    session.set_live(False)
+    count = len(runs.requests)
+    session.set_on_screen(frozenset(_keys(session, "SinBackward0")[:2]))
+    session.set_dragging(True)
+    session.set_input("x", 0, 0.6)
+    session.set_dragging(False)
+    assert len(runs.requests) == count and session.snapshot.stale
+    session.run_now()
+    assert runs.requests[-1].detail is None and not session.snapshot.stale
+
+
+def test_letting_go_after_a_whole_read_runs_nothing_more() -> None:
+    session, runs = _session()
+    session.set_dragging(True)  # the view is not known: ticks read every node
+    session.set_input("x", 0, 0.6)
+    count = len(runs.requests)
+    session.set_dragging(False)
+    assert len(runs.requests) == count
