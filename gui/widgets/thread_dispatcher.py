@@ -16,6 +16,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from gui.widgets import gui_thread_collections
+
 # How long the GUI thread may keep Python's GIL from the worker thread (Python's default
 # is 5 ms). A slider tick hands the job to the worker while the GUI thread goes on drawing
 # the change; with the default the job could wait that long before it is even sent.
@@ -32,12 +34,16 @@ class ThreadDispatcher:
     """A :class:`~gui.model.session.dispatch.Dispatcher` backed by one daemon worker thread.
 
     Create it on the GUI thread (after the QApplication); ``done`` callbacks run there.
+    While it lives, garbage is collected on the GUI thread only (see
+    :mod:`.gui_thread_collections`): close it on the GUI thread too.
     """
 
     inline = False
 
     def __init__(self) -> None:
         sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_SECONDS))
+        gui_thread_collections.hold()
+        self._closed = False
         self._relay = _Relay()
         self._relay.delivered.connect(self._deliver)
         self._queue: queue.SimpleQueue[tuple[Callable[[], Any], Callable[[Any], None]] | None]
@@ -52,6 +58,9 @@ class ThreadDispatcher:
         """Stop the worker after the work already queued."""
         self._queue.put(None)
         self._thread.join(timeout=5)
+        if not self._closed:
+            self._closed = True
+            gui_thread_collections.release()
 
     def _serve(self) -> None:
         while True:
