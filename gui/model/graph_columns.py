@@ -43,8 +43,10 @@ from gui.model.result import (
     TensorSummary,
 )
 from gui.model.wire_tensors import (
+    check_atoms,
     check_input_indices,
     check_output_counts,
+    check_plain,
     check_tensor_values,
 )
 
@@ -163,6 +165,8 @@ def _typed(column: tuple[Any, ...], allowed: frozenset[type], name: str) -> None
         wrong = next(type(value).__name__ for value in column if type(value) not in allowed)
         record, _, field = name.partition(" ")
         raise pickle.UnpicklingError(f"the engine sent a {record} whose {field} is a {wrong}")
+    if int in allowed or str in allowed:
+        check_atoms(column, f"a {name}")
 
 
 def _rows(column: Iterable[Any], count: int, name: str) -> None:
@@ -274,6 +278,7 @@ def checked_graph(
     # Each saved value belongs to exactly one node, in order (as pack_graph lays them out).
     if saved_rows != list(range(len(s_name))):
         raise _refuse("saved values not in their nodes' order")
+    check_plain(s_value, "a SavedValue value")
     memory = _tuples_of(s_memory, frozenset({tuple}), "SavedValue memory")
     if not set(map(len, memory)) <= {4}:
         raise _refuse("a wrong saved memory")

@@ -28,6 +28,7 @@ from typing import Any
 from gui.model import graph_columns, request, result
 from gui.model.deep_stack import StackUnavailable, call_with_stack, levels_covered
 from gui.model.wire_fields import ATOMS, check_fields, holds_only_numbers
+from gui.model.wire_tensors import check_atoms
 
 # Deeper pickles than this are refused: each level of ``loads`` inside a message (see
 # :func:`_nested_loads`) is another unpickler on the stack.
@@ -268,6 +269,8 @@ def _expanded_size(root: object, sizes: Sizes, budget: int, walked: set[int] | N
         kind = type(value)
         if kind in _ATOMS:
             size += 1
+            if kind is int or kind is str:
+                check_atoms((value,), "a message")
             continue
         if kind is list:
             # A tensor's row of numbers (most of a message) is counted in C: ``array``
@@ -289,6 +292,8 @@ def _expanded_size(root: object, sizes: Sizes, budget: int, walked: set[int] | N
             kinds = set(map(type, value))  # type: ignore[call-overload]
             if kinds <= _ATOMS:  # a shape, a pair of names
                 size += 1 + len(value)  # type: ignore[arg-type]
+                if int in kinds or str in kinds:
+                    check_atoms(value, "a message")  # type: ignore[arg-type]
             elif kinds.isdisjoint(_HASHED_NESTS):  # nodes, gradients: walked as any item
                 pending.extend(value)  # type: ignore[arg-type]
                 size += 1

@@ -23,7 +23,14 @@ from array import array
 from collections.abc import Collection
 from typing import Any, Literal, Union
 
-from gui.model.result import GraphEdge, GraphNode, TensorData
+from gui.model.result import (
+    MAX_TEXT_CHARS,
+    Explanation,
+    GraphEdge,
+    GraphNode,
+    PrintedLine,
+    TensorData,
+)
 from gui.model.wire_tensors import (
     check_input_indices,
     check_output_counts,
@@ -135,11 +142,30 @@ def _inputs_bounded(states: list[dict[str, Any]]) -> None:
     check_input_indices([s["input_index"] for s in states])
 
 
+def _explained_briefly(states: list[dict[str, Any]]) -> None:
+    _texts_within([s[name] for s in states for name in ("message", "explanation", "fix")])
+
+
+def _printed_briefly(states: list[dict[str, Any]]) -> None:
+    _texts_within([s["text"] for s in states])
+
+
+def _texts_within(texts: list[str]) -> None:
+    """Every explanation and printed chunk is cut to MAX_TEXT_CHARS where it is made (an
+    explanation's fields when it is made, a ``print``'s text as it is captured); unpickling
+    makes no second cut, so a longer one is not the engine's: 300,000 characters in one
+    line kept the explanation's layout busy for 25 s (round 11)."""
+    if texts and max(map(len, texts)) > MAX_TEXT_CHARS:
+        raise pickle.UnpicklingError("the engine sent a text longer than it ever sends")
+
+
 # Past their fields' types: what a record's fields must agree on (see wire_tensors).
 _CONSISTENT: dict[type, typing.Callable[[list[dict[str, Any]]], None]] = {
     TensorData: _tensors_consistent,
     GraphNode: _outputs_bounded,
     GraphEdge: _inputs_bounded,
+    Explanation: _explained_briefly,
+    PrintedLine: _printed_briefly,
 }
 
 

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 import pickle
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from gui.model.result import FULL_VALUES_LIMIT
@@ -34,10 +35,42 @@ MAX_DIMS = 64
 MAX_OUTPUTS = 2**20
 # What one number of ``tolist()`` can be: float, int, bool or complex (by dtype).
 _NUMBERS = frozenset({float, int, bool, complex})
+# The largest whole number an answer may hold: torch's are 64-bit (a uint64 up to
+# 2**64 - 1). A pickle carries 10**5000 in two kilobytes, which Python cannot even print
+# (past 4,300 digits `str` raises): the window's first render raised on it (round 11).
+MAX_INT_MAGNITUDE = 2**64
+# The longest text an answer may hold anywhere: explanations and printed chunks are cut to
+# MAX_TEXT_CHARS where they are made, names and labels are far shorter. Qt lays a long
+# line out in quadratic time: 20 MB of label took the window 7 s (round 11).
+MAX_STR_CHARS = 100_000
+_IS = operator.is_
 
 
 def _refuse(what: str) -> pickle.UnpicklingError:
     return pickle.UnpicklingError(f"the engine sent a TensorData {what}")
+
+
+def check_atoms(values: Sequence[object], what: str) -> None:
+    """Refuse whole numbers past :data:`MAX_INT_MAGNITUDE` and texts past
+    :data:`MAX_STR_CHARS` among ``values`` (``what`` they are, for the message); the
+    other values are not looked at. In C: type lookups, ``max`` and ``min``."""
+    kinds = list(map(type, values))
+    ints: list[Any] = list(itertools.compress(values, map(_IS, kinds, itertools.repeat(int))))
+    if ints and (max(ints) > MAX_INT_MAGNITUDE or min(ints) < -MAX_INT_MAGNITUDE):
+        raise pickle.UnpicklingError(f"the engine sent {what} with a number past 64 bits")
+    texts: Iterable[Any] = itertools.compress(values, map(_IS, kinds, itertools.repeat(str)))
+    if max(map(len, texts), default=0) > MAX_STR_CHARS:
+        raise pickle.UnpicklingError(f"the engine sent {what} with a text too long to show")
+
+
+def check_plain(values: Iterable[object], what: str) -> None:
+    """:func:`check_atoms` of every atom in ``values`` and in the lists and tuples nested
+    in them (plain data: a saved attribute's value), level by level."""
+    level = list(values)
+    while level:
+        check_atoms(level, what)
+        nested: list[Any] = [v for v in level if type(v) is list or type(v) is tuple]
+        level = list(itertools.chain.from_iterable(nested))
 
 
 def check_output_counts(counts: Sequence[int]) -> None:
@@ -71,6 +104,8 @@ def check_tensor_values(shapes: Sequence[tuple[int, ...]], values: Sequence[Any]
     flat_dims = list(itertools.chain.from_iterable(shapes))
     if flat_dims and min(flat_dims) < 0:
         raise _refuse("with a negative dimension")
+    if flat_dims and max(flat_dims) > MAX_INT_MAGNITUDE:
+        raise _refuse("with a dimension past 64 bits")
     by_shape: dict[tuple[int, ...], list[Any]] = {}
     for shape, value in zip(shapes, values, strict=True):
         if value is not None:
@@ -90,3 +125,4 @@ def _check_nesting(shape: tuple[int, ...], level: list[Any]) -> None:
         level = list(itertools.chain.from_iterable(level))
     if not set(map(type, level)) <= _NUMBERS:
         raise _refuse("whose values are not numbers")
+    check_atoms(level, "a TensorData")

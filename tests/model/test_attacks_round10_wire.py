@@ -56,7 +56,7 @@ def with_input_index(result: RunResult, index: int, as_records: bool) -> bytes:
 def test_an_edge_of_an_input_no_op_has_is_refused(
     small: RunResult, index: int, as_records: bool
 ) -> None:
-    with pytest.raises(pickle.UnpicklingError, match="input no op has"):
+    with pytest.raises(pickle.UnpicklingError, match=r"input no op has|past 64 bits"):
         wire.loads(with_input_index(small, index, as_records))
 
 

@@ -101,5 +101,9 @@ def test_message_objects_nested_too_deep_or_in_a_cycle_are_refused() -> None:
 def test_rows_of_numbers_are_counted_without_being_walked() -> None:
     """Rows the C check takes (numbers only) count one per number; a row holding anything
     else is walked."""
-    rows = [[1.0, 2, True], [0.5, [3.0, 4.0]], [], [10**400, 1.0]]
+    rows = [[1.0, 2, True], [0.5, [3.0, 4.0]], [], ["a", 1.0]]
     assert wire._expanded_size(rows, {}, 10**9) == naive_expanded_size(rows)
+    # A whole number past a float's range is walked too, and refused: past 64 bits no
+    # number is torch's (round 11: 10**5000 cannot even be printed).
+    with pytest.raises(pickle.UnpicklingError, match="64 bits"):
+        wire._expanded_size([[10**400, 1.0]], {}, 10**9)

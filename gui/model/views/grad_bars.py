@@ -132,7 +132,10 @@ def _bars(title: str, leaf: str, before: TensorData | None, after: TensorData | 
     if len(values) > MAX_BARS:
         note = f"first {MAX_BARS} of {len(values)} elements"
         values, old = values[:MAX_BARS], old[:MAX_BARS]
-    added = values - old
+    # inf - inf is nan, and a gradient that overflowed stays inf: said by the bars (nan:
+    # no bar), not by numpy's warnings.
+    with np.errstate(invalid="ignore", over="ignore"):
+        added = values - old
     return BarData(
         title, tuple(old.tolist()), tuple(added.tolist()), tuple(values.tolist()), note=note
     )
