@@ -77,6 +77,8 @@ from gui.model.engine.library_stand_ins import (
     _once_differentiable,
     _pad_packed_sequence,
     _refuse_worker_processes,
+    checked_lstm,
+    checked_vector_to_parameters,
     instances_only,
 )
 from gui.model.engine.listed_objects import (
@@ -97,7 +99,11 @@ from gui.model.engine.native_inputs import (
     _segment_reduce,
     _tensor,
 )
-from gui.model.engine.parametrize_stand_in import register_parametrization
+from gui.model.engine.parametrize_stand_in import (
+    check_parametrize_swaps,
+    register_parametrization,
+    remove_parametrizations,
+)
 from gui.model.engine.refusal import PROGRAM_CLASSES, CodeRefusedAtRuntime
 from gui.model.engine.reviewed_names import BUILTIN_CLASSES, FORWARD_AD_REVIEWED, MODULES
 
@@ -281,6 +287,7 @@ def allowlist() -> Allowlist:
     _numpy_copies_whole_numbers()
     _constructors_read_tuples()
     _check_ctc_targets()
+    check_parametrize_swaps()
     wrapper_codes = _grad_mode_wrapper_codes()
     # The guard's own wrapper around a method read from its class checks `self` first.
     wrapper_codes.append(instances_only(torch.nn.Module, torch.nn.Module.train).__code__)
@@ -370,6 +377,11 @@ def _stand_ins() -> dict[int, tuple[object, object]]:
         (copy.copy, _copy),
         # Fractions only, torch's checks on (see parametrize_stand_in).
         (torch.nn.utils.parametrize.register_parametrization, register_parametrization),
+        (torch.nn.utils.parametrize.remove_parametrizations, remove_parametrizations),
+        # The kernel behind nn.LSTM, reached by hand: its weights checked the same way.
+        (torch.lstm, checked_lstm),
+        # It points each parameter at the vector's memory: fractions only.
+        (torch.nn.utils.vector_to_parameters, checked_vector_to_parameters),
     ]
     pairs += [(getattr(torch, name), _legacy_type(name)) for name in _LEGACY_TYPES]
     return {id(original): (original, stand_in) for original, stand_in in pairs}

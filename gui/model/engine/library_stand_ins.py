@@ -290,6 +290,44 @@ def _check_lstm_weights(
             )
 
 
+VECTOR_TO_PARAMETERS_REFUSED = (
+    "`vector_to_parameters(...)` is not available with tensors of whole numbers or booleans: "
+    "it points each tensor at the vector's memory (`param.data = ...`) under a version "
+    "counter of its own, and a backward trusts the indices it saved; use it on fractions."
+)
+
+
+def checked_vector_to_parameters(vec: Any, parameters: Any) -> None:
+    """``torch.nn.utils.vector_to_parameters`` on tensors of fractions only.
+
+    torch's sets each parameter's ``.data`` to a slice of ``vec``: the parameter then
+    shares the vector's memory under a version counter of its own, the door the guard shuts
+    on ``.data`` of whole numbers. ``vector_to_parameters(indices.flatten(), [t])`` with max
+    pooling's saved indices, then ``t.fill_(10**7)``, changed them unseen and the backward
+    wrote past its buffer (red team, round 11). Fractions index nothing."""
+    tensors = list(parameters)  # read once: a generator (`model.parameters()`) too
+    for tensor in (vec, *tensors):
+        if isinstance(tensor, torch.Tensor) and not (
+            tensor.is_floating_point() or tensor.is_complex()
+        ):
+            raise CodeRefusedAtRuntime(VECTOR_TO_PARAMETERS_REFUSED)
+    torch.nn.utils.vector_to_parameters(vec, tensors)
+
+
+_CHECKED_KERNELS = _CheckedRecurrentKernels()
+
+
+def checked_lstm(*args: Any, **kwargs: Any) -> Any:
+    """``torch.lstm`` for programs: the kernel behind ``nn.LSTM``, called by hand, with the
+    same checks (red team, round 11: ``torch.lstm(x, (h, c), [torch.ones(1)] * 4, ...)``
+    read past the one-number weights and its backward crashed the process)."""
+    if kwargs:
+        raise CodeRefusedAtRuntime(
+            "`torch.lstm(...)` takes its arguments by position only here; or use nn.LSTM."
+        )
+    return _CHECKED_KERNELS.lstm(*args)
+
+
 def check_lstm_kernels() -> None:
     """Put :class:`_CheckedRecurrentKernels` where ``nn.LSTM`` finds torch's kernels."""
     rnn = importlib.import_module("torch.nn.modules.rnn")

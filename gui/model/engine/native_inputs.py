@@ -140,6 +140,8 @@ def _scalar_type(value: object) -> torch.dtype:
     Python number's, a numpy scalar's), or for a tuple of them, promoted as torch does."""
     if isinstance(value, torch.Tensor):
         return value.dtype
+    if isinstance(value, np.generic):  # before float: `np.float64` is a Python float too
+        return torch.from_numpy(np.asarray(value)).dtype
     if isinstance(value, bool):
         return torch.bool
     if isinstance(value, int):
@@ -148,8 +150,6 @@ def _scalar_type(value: object) -> torch.dtype:
         return torch.get_default_dtype()
     if isinstance(value, complex):
         return torch.complex128 if torch.get_default_dtype() is torch.float64 else torch.complex64
-    if isinstance(value, np.generic):
-        return torch.from_numpy(np.asarray(value)).dtype
     if type(value) is tuple and value:
         dtype = _scalar_type(value[0])
         for item in value[1:]:
@@ -158,15 +158,25 @@ def _scalar_type(value: object) -> torch.dtype:
     return torch.get_default_dtype()
 
 
-def _items_of(data: object) -> object:
+def _items_of(data: object, dtype: Any = None) -> object:
     """Frozen ``data`` with each tensor in it as the one number it holds (torch's own
-    error for a tensor of more: it reads each as a scalar)."""
+    error for a tensor of more: it reads each as a scalar). Into a given ``dtype`` of whole
+    numbers or booleans torch reads a tensor with ``__index__``, which refuses fractions,
+    and into one of fractions with ``__float__``, which refuses complex numbers: the same
+    errors here (``item()`` would hand over ``1.5``, which torch then truncates)."""
     if isinstance(data, torch.Tensor):
         if data.numel() != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
+        if isinstance(dtype, torch.dtype) and not dtype.is_complex:
+            if not dtype.is_floating_point and (data.is_floating_point() or data.is_complex()):
+                raise TypeError(
+                    "only integer tensors of a single element can be converted to an index"
+                )
+            if dtype.is_floating_point and data.is_complex():
+                raise RuntimeError("value cannot be converted to type double without overflow")
         return data.item()
     if type(data) is tuple:
-        return tuple(_items_of(item) for item in data)
+        return tuple(_items_of(item, dtype) for item in data)
     return data
 
 
@@ -182,7 +192,7 @@ def _read_as_scalars(frozen: object, dtype: object) -> tuple[object, object]:
     """
     if not _holds_tensors(frozen):
         return frozen, dtype
-    return _items_of(frozen), _scalar_type(frozen) if dtype is None else dtype
+    return _items_of(frozen, dtype), _scalar_type(frozen) if dtype is None else dtype
 
 
 def _tensor(data: Any, *args: Any, **kwargs: Any) -> Any:
@@ -221,18 +231,41 @@ _INDEX_ATOMS = frozenset(
 )
 
 
+# From this length on torch reads a list index as one index tensor's data, never as one
+# index per dimension (`treatSequenceAsTuple`, python_variable_indexing.cpp).
+_LIST_AS_DATA = 32
+
+
+def _index_item(item: object) -> object:
+    """One frozen item of an index; a sequence holding tensors (``t[[[i, 0]]]``) as the
+    index tensor torch makes of it (``indexing_tensor_from_data``: whole numbers, or bytes
+    or booleans when it holds only those), its tensors read as in data (see
+    :func:`_read_as_scalars`: read as a sequence, a 0-d tensor in it failed)."""
+    if not _holds_tensors(item):
+        return item
+    inferred = _scalar_type(item)
+    dtype = inferred if inferred in (torch.uint8, torch.bool) else torch.int64
+    return _NATIVE_TENSOR(_items_of(item, dtype), dtype=dtype)
+
+
+def _index_items(frozen: object) -> object:
+    return tuple(map(_index_item, frozen)) if type(frozen) is tuple else frozen
+
+
 def _plain_index(index: Any) -> Any:
     """``index`` read as :func:`_frozen` reads data, keeping whether it is a list (an index
     of many) or a tuple (one index per dimension)."""
     kind = type(index)
     if kind is tuple:
-        return index if set(map(type, index)) <= _INDEX_ATOMS else _frozen(index)
+        return index if set(map(type, index)) <= _INDEX_ATOMS else _index_items(_frozen(index))
+    if kind is list and len(index) >= _LIST_AS_DATA:
+        return _index_item(_frozen(index))  # torch reads a list this long as data
     if kind is list:
-        return list(map(_frozen, index))
+        return [_index_item(_frozen(item)) for item in index]
     if isinstance(index, tuple):
-        return _frozen(index)
+        return _index_items(_frozen(index))
     if isinstance(index, collections.deque) or kind in PROGRAM_CLASSES:
-        frozen = _frozen(index)
+        frozen = _index_items(_frozen(index))
         return list(frozen) if type(frozen) is tuple else frozen
     return index
 
@@ -366,7 +399,10 @@ class _CheckedTensorType(type):
         return repr(cls._real)
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        return cls._real(*(_frozen(_own_whole_numbers(arg)) for arg in args), **kwargs)
+        # Data holding tensors as torch reads it (`torch.LongTensor([t0, 3])`, see
+        # `_read_as_scalars`): the type's own dtype decides how each tensor is read.
+        data = [_frozen(_own_whole_numbers(arg)) for arg in args]
+        return cls._real(*(_read_as_scalars(d, cls._real.dtype)[0] for d in data), **kwargs)
 
 
 def _legacy_type(name: str) -> type:
@@ -378,14 +414,41 @@ def _legacy_type(name: str) -> type:
 
 def _segment_reduce(*args: Any, **kwargs: Any) -> Any:
     """``torch.segment_reduce`` without ``unsafe=True``: it skips the check that the lengths
-    add up to the data, and then read past the data and wrote past it in backward."""
+    add up to the data, and then read past the data and wrote past it in backward.
+
+    torch checks ``lengths`` (none negative, their sum the data's size), never ``offsets``:
+    ``offsets=torch.tensor([0, 10**6])`` read past the data and its backward wrote past it
+    (red team, round 11). So offsets are given to torch as the lengths between them, which
+    it checks: they must start at 0 and end at the data's size, as segments that cover it.
+    """
     if kwargs.get("unsafe", False) is not False:
         raise CodeRefusedAtRuntime(
             "`segment_reduce(..., unsafe=True)` is not available: it skips the check that "
             "the segments fit the data, and torch then reads and writes past it; leave "
             "unsafe out."
         )
+    offsets = kwargs.pop("offsets", None)
+    if offsets is not None:
+        if kwargs.get("lengths") is not None or not _offsets_from_zero(offsets):
+            raise CodeRefusedAtRuntime(
+                "`segment_reduce(..., offsets=...)` is not available with these offsets: "
+                "give whole numbers that start at 0 and end at the data's size (or give "
+                "lengths instead, not both); torch does not check that offsets fit the data."
+            )
+        kwargs["lengths"] = offsets.diff(dim=-1)
     return torch.segment_reduce(*args, **kwargs)
+
+
+def _offsets_from_zero(offsets: object) -> bool:
+    """A tensor of whole numbers with at least one offset per row, each row from 0."""
+    return (
+        isinstance(offsets, torch.Tensor)
+        and offsets.dim() > 0
+        and offsets.size(-1) > 0
+        and not (offsets.is_floating_point() or offsets.is_complex() or offsets.is_sparse)
+        and offsets.dtype is not torch.bool
+        and bool((offsets.select(-1, 0) == 0).all())
+    )
 
 
 _NATIVE_CTC_LOSS: Any = torch.ctc_loss

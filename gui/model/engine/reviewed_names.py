@@ -76,8 +76,8 @@ MODULES: tuple[types.ModuleType, ...] = (
     torch.nn.utils.parametrize,
     torch.distributions,  # the distributions of DISTRIBUTIONS_REVIEWED and kl_divergence
     # Saved-tensor hooks: only the stand-ins for saved_tensors_hooks, save_on_cpu and
-    # disable_saved_tensors_hooks (see `_SavedTensorsHooks`); register_multi_grad_hook and
-    # the rest are refused by name or by value.
+    # disable_saved_tensors_hooks (see `_SavedTensorsHooks`), register_multi_grad_hook
+    # (listed by identity); the rest is refused by name or by value.
     torch.autograd.graph,
     # Forward-mode AD (the "Forward-mode Automatic Differentiation" tutorial): a dual level
     # (its `with` block), dual tensors made and read; the level is put back after every
@@ -103,6 +103,18 @@ TENSOR_FUNCTIONS_REFUSED: tuple[str, ...] = (
     # Pieces torch's version counter does not watch (that is what "unsafe" means here):
     # written in place, they changed the indices a backward saved without torch knowing.
     "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes",
+    # Backends' entry points below the checks of the functions programs call (red team,
+    # round 11): `native_batch_norm` and `batch_norm_update_stats` wrote running statistics
+    # of every channel into one-number tensors (heap corruption), the fbgemm kernels read
+    # `col_offsets` past its size (SIGSEGV); `torch.batch_norm`, `F.batch_norm` and the
+    # layers check those sizes. The rest are sync-BN and GPU helpers, with no CPU kernel.
+    "native_batch_norm", "batch_norm_update_stats", "batch_norm_stats", "batch_norm_elemt",
+    "batch_norm_gather_stats", "batch_norm_gather_stats_with_counts",
+    "batch_norm_backward_reduce", "batch_norm_backward_elemt", "native_norm",
+    "fbgemm_linear_fp16_weight", "fbgemm_linear_fp16_weight_fp32_activation",
+    "fbgemm_linear_int8_weight", "fbgemm_linear_int8_weight_fp32_activation",
+    "fbgemm_linear_quantize_weight", "fbgemm_pack_gemm_matrix_fp16",
+    "fbgemm_pack_quantized_matrix",
 )  # fmt: skip
 
 # torch functions the table leaves out that learners' programs need; each is tensor math,
