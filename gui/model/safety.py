@@ -32,6 +32,9 @@ MAIN_NAME = "__name__"
 # function's name, as tutorials print it (``type(layer).__name__``, ``fn.__name__``); a
 # string, and the guard checks whatever the read returns like any other value.
 READABLE_DUNDER_ATTRIBUTE = "__name__"
+# `m.__class__.__name__` (hook-registration loops, a class's `__repr__`): read only, and
+# the guard answers it as its `type(m)`, which hands out only the classes it lists.
+READABLE_CLASS_ATTRIBUTE = "__class__"
 # Builtins the guard hands out as they are (``type``, ``getattr``, ``hasattr`` and
 # ``setattr`` are handed out as guarded stand-ins, see :mod:`gui.model.engine.guard`).
 SAFE_BUILTIN_NAMES: frozenset[str] = frozenset({
@@ -192,7 +195,7 @@ DENIED_ATTRIBUTES: frozenset[str] = frozenset(_DENIED_ATTRIBUTE_REASONS)
 ALLOWED_HOOK_NAMES: frozenset[str] = frozenset({
     "register_hook", "register_post_accumulate_grad_hook", "register_forward_hook",
     "register_forward_pre_hook", "register_full_backward_hook",
-    "register_full_backward_pre_hook", "register_prehook",
+    "register_full_backward_pre_hook", "register_prehook", "register_multi_grad_hook",
 })  # fmt: skip
 _PRIVATE_REASON = "names that start with an underscore are Python or torch internals."
 
@@ -529,6 +532,8 @@ class _Validator:
             return  # `super().__init__()`: the guard checks what it finds
         if node.attr == READABLE_DUNDER_ATTRIBUTE and isinstance(node.ctx, ast.Load):
             return  # `type(x).__name__`: read only (see READABLE_DUNDER_ATTRIBUTE)
+        if node.attr == READABLE_CLASS_ATTRIBUTE and isinstance(node.ctx, ast.Load):
+            return  # `x.__class__`: read only, answered as `type(x)` by the guard
         elif (reason := attribute_refusal_reason(node.attr, own_object=True)) is not None:
             self.refuse(node, construct, reason)
         elif is_private_name(node.attr) and self._on_library(node.value):

@@ -19,22 +19,20 @@ error, the warning or the refusal) must contain: the learner's own names, lines 
 from __future__ import annotations
 
 import contextlib
-import io
-import random
 import re
-import tempfile
-import traceback
+from collections.abc import Iterable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 from gui.model.engine import pristine
 from gui.model.engine.run import run_program
 from gui.model.request import DEFAULT_SEED, Program, RunRequest
 from gui.model.result import RunResult, TensorData
+from tests.corpus.plain_client import WorkerEnded, plain_side
 
 SNIPPETS = Path(__file__).parent / "snippets"
 
@@ -87,57 +85,85 @@ def run_in_engine(code: str) -> RunResult:
         pristine.restore(baseline)
 
 
+@dataclass(frozen=True)
+class PlainTensor:
+    """A tensor of the plain run: its numbers (``tolist``) and its ``.grad``'s."""
+
+    values: Any
+    grad: Any  # None: no gradient
+    grad_readable: bool  # False: reading `.grad` raised
+    dtype: str
+    shape: tuple[int, ...]
+
+    def tolist(self) -> Any:
+        return self.values
+
+
+class PlainError(Exception):
+    """The error the plain run raised: its type's name, its message, the snippet's line."""
+
+    def __init__(self, kind: str, message: str, line: int | None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.line = line
+
+
 @dataclass
 class PlainRun:
-    namespace: dict[str, Any]
+    code: str
+    names: tuple[str, ...]  # the dotted names asked for (`model.fc1.weight`)
+    namespace: dict[str, PlainTensor]  # every tensor the run reported, by name
     printed: list[str]
-    error: BaseException | None
+    error: PlainError | None
 
 
-def run_plain(code: str) -> PlainRun:
-    """The snippet as a learner's Python runs it: plain torch, same seeds."""
-    baseline = pristine.capture()
-    namespace: dict[str, Any] = {"__name__": "__main__"}
-    out = io.StringIO()
-    torch.set_warn_always(True)  # see run_in_engine
-    torch.manual_seed(DEFAULT_SEED)
-    random.seed(DEFAULT_SEED)
-    np.random.seed(DEFAULT_SEED % 2**32)  # as the engine seeds numpy's global generator
-    error: BaseException | None = None
-    try:
-        # In a folder of its own: a refused snippet (torch.save, open) really writes here.
-        with (
-            tempfile.TemporaryDirectory() as folder,
-            contextlib.chdir(folder),
-            contextlib.redirect_stdout(out),
-            _quiet(),
-        ):
-            exec(compile(code, "<plain>", "exec"), namespace)
-    except Exception as exc:
-        error = exc
-    finally:
-        pristine.restore(baseline)
-    return PlainRun(namespace, out.getvalue().splitlines(), error)
+def run_plain(code: str, names: Iterable[str] = ()) -> PlainRun:
+    """The snippet as a learner's Python runs it: plain torch, same seeds, in a process
+    that never imported the engine (:mod:`tests.corpus.plain_worker`). ``names`` are the
+    dotted names to report besides every top-level tensor and layer parameter."""
+    names = tuple(names)
+    early = _EARLY.pop(code, None)
+    if early is not None:
+        with contextlib.suppress(WorkerEnded):
+            return _plain_run(code, (), early.result())
+    return _plain_run(code, names, plain_side.run(_request(code, names)))
+
+
+def run_plain_early(code: str) -> None:
+    """Have the plain side of ``code`` run now, in the background, for :func:`run_plain`
+    to take later (the engine side of another snippet runs meanwhile)."""
+    if code not in _EARLY:
+        _EARLY[code] = plain_side.submit(_request(code, ()))
+
+
+_EARLY: dict[str, Future[dict[str, Any]]] = {}
+
+
+def _request(code: str, names: tuple[str, ...]) -> dict[str, Any]:
+    return {"code": code, "names": list(names), "seed": DEFAULT_SEED, "time_limit": 120.0}
+
+
+def _plain_run(code: str, names: tuple[str, ...], reply: dict[str, Any]) -> PlainRun:
+    if "crashed" in reply:
+        raise AssertionError(f"the plain run crashed: {reply['crashed']}")
+    assert not reply["engine_imported"] and reply["native_getitem"], "the plain side is not plain"
+    error = reply["error"]
+    return PlainRun(
+        code,
+        names,
+        {name: PlainTensor(**info) for name, info in reply["tensors"].items()},
+        reply["printed"],
+        None if error is None else PlainError(error["type"], error["message"], error["line"]),
+    )
 
 
 def plain_error_line(plain: PlainRun) -> int | None:
     """The snippet's line plain Python raised at (innermost frame of the snippet)."""
-    line = None
-    if plain.error is not None:
-        for frame in traceback.extract_tb(plain.error.__traceback__):
-            if frame.filename == "<plain>":
-                line = frame.lineno
-    return line
+    return None if plain.error is None else plain.error.line
 
 
 def _values(data: TensorData | None) -> Any:
     return None if data is None else data.values
-
-
-def _plain_values(t: torch.Tensor | None) -> Any:
-    if t is None:
-        return None
-    return t.detach().tolist()
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -151,20 +177,23 @@ def _same(a: Any, b: Any) -> bool:
 
 def differences(result: RunResult, plain: PlainRun) -> list[str]:
     """Every number (and printed line) the engine and plain Python disagree on."""
+    missing = [name for name in result.tensors if name not in plain.namespace]
+    if missing and not set(missing) <= set(plain.names):
+        plain = run_plain(plain.code, [*plain.names, *missing])  # a fresh run, same numbers
     found = []
     for name, info in result.tensors.items():
-        theirs = _resolve(plain.namespace, name)
-        if not isinstance(theirs, torch.Tensor):
+        theirs = plain.namespace.get(name)
+        if theirs is None:
             found.append(f"{name}: not a tensor in plain Python")
             continue
-        if info.value.values is not None and not _same(_values(info.value), _plain_values(theirs)):
+        if info.value.values is not None and not _same(_values(info.value), theirs.values):
             found.append(f"{name}: value differs")
-        with contextlib.suppress(Exception), _quiet():
-            plain_grad = theirs.grad
-            if info.value.values is not None and not _same(
-                _values(info.grad), _plain_values(plain_grad)
-            ):
-                found.append(f"{name}.grad differs")
+        if (
+            theirs.grad_readable
+            and info.value.values is not None
+            and not _same(_values(info.grad), theirs.grad)
+        ):
+            found.append(f"{name}.grad differs")
     # One chunk per print call, its final newline dropped: compare the words, with the
     # addresses Python prints for objects (`<AddBackward0 object at 0x...>`) left out.
     printed = _words(" ".join(chunk.text for chunk in result.printed))
@@ -176,21 +205,3 @@ def differences(result: RunResult, plain: PlainRun) -> list[str]:
 
 def _words(text: str) -> list[str]:
     return re.sub(r" at 0x[0-9a-f]+", "", text).split()
-
-
-def _resolve(namespace: dict[str, Any], name: str) -> Any:
-    """``model.fc1.weight`` (a parameter's qualified name) or a plain variable's value."""
-    first, *rest = name.split(".")
-    value = namespace.get(first)
-    for part in rest:
-        value = getattr(value, part, None)
-    return value
-
-
-@contextlib.contextmanager
-def _quiet() -> Any:
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield

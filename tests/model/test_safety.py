@@ -161,15 +161,15 @@ def test_message_is_plain_and_points_at_the_name() -> None:
     refused = refusal("x = 1\nopen('/etc/passwd')")
     assert refused.message == "`open` is not available: programs here cannot read or write files."
     assert (refused.line, refused.column, refused.construct) == (2, 1, "open")
-    attribute = refusal("x = 1\ny = x.__class__")
-    assert (attribute.line, attribute.column, attribute.construct) == (2, 7, "x.__class__")
+    attribute = refusal("x = 1\ny = x.__dict__")
+    assert (attribute.line, attribute.column, attribute.construct) == (2, 7, "x.__dict__")
 
 
 def test_first_offending_construct_in_source_order_wins() -> None:
     refused = refusal("x = 1\ny = open('f')\nimport os\n")
     assert (refused.line, refused.construct) == (2, "open")
-    inner_first = refusal("x = 1\nx.__class__.__base__")
-    assert inner_first.construct == "x.__class__"
+    inner_first = refusal("x = 1\nx.__dict__.__base__")
+    assert inner_first.construct == "x.__dict__"
 
 
 @pytest.mark.parametrize(

@@ -89,6 +89,14 @@ class NodeView:
     def __repr__(self) -> str:
         return repr(self._node)
 
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        """The node's class, for ``isinstance(y.grad_fn, type(z.grad_fn))`` to answer as
+        in plain torch (``isinstance`` asks ``__class__`` after ``type()``). ``type(view)``
+        stays NodeView, and the guard answers a program's ``view.__class__`` itself (as
+        ``type(view)``, with its checks): this class is never handed out from here."""
+        return type(self._node)
+
     def __eq__(self, other: object) -> bool:
         return type(other) is NodeView and other._node is self._node
 
@@ -293,6 +301,30 @@ def _disable_saved_tensors_hooks(error_message: str) -> Any:
 _NODE_CLASSES: dict[int, type] = {
     id(v): v for v in vars(torch._C._functions).values() if isinstance(v, type)
 }
+_BASETYPE_FLAG = 1 << 10  # Py_TPFLAGS_BASETYPE: a `class` statement may build on it
+# Node classes torch gives a constructor that always raises "Cannot construct" (its
+# `NoCtor`, functions/init.cpp); the other two with a `__new__` of their own,
+# `DelayedError(msg, n)` and `UndefinedGrad()`, really make a node.
+_NO_CONSTRUCTOR: tuple[str, ...] = (
+    "AccumulateGrad", "Error", "NotImplemented", "UndefinedGradBackward", "CopyBackwards",
+    "CopySlices",
+)  # fmt: skip
+_NO_CONSTRUCTOR_CLASSES: tuple[object, ...] = tuple(
+    vars(torch._C._functions).get(name) for name in _NO_CONSTRUCTOR
+)
+# Those a program may hold as `type(y.grad_fn)` (`print(type(node).__name__)` walking a
+# graph, down to its AccumulateGrad): each cannot be called to make a node (no `__new__`
+# of its own: "cannot create 'SumBackward0' instances", or torch's "Cannot construct")
+# nor subclassed (no BASETYPE flag), so the class gives no node the program does not
+# already hold as a NodeView, and its descriptors, read through the guard like any value,
+# only accept a raw node, which a program never holds.
+UNMAKEABLE_NODE_CLASSES: frozenset[type] = frozenset(
+    v
+    for v in _NODE_CLASSES.values()
+    if v is not object
+    and ("__new__" not in vars(v) or v in _NO_CONSTRUCTOR_CLASSES)
+    and not v.__flags__ & _BASETYPE_FLAG
+)
 
 
 def is_saved_attribute(obj: object, name: str) -> bool:

@@ -33,6 +33,7 @@ from gui.model.engine.allowlist import (
     stand_in_for,
 )
 from gui.model.engine.autograd_nodes import (
+    UNMAKEABLE_NODE_CLASSES,
     NodeView,
     RawSavedTensor,
     is_allowed_context,
@@ -171,6 +172,8 @@ def guarded_getattr(obj: object, name: str) -> object:
     """
     if type(name) is not str:
         raise TypeError("attribute name must be string")
+    if name == safety.READABLE_CLASS_ATTRIBUTE:
+        return _guarded_type(obj)  # `x.__class__` is `type(x)`, with its checks
     if type(obj) is NodeView:  # the node's own attribute, read as the node's, then viewed
         return node_view(guarded_getattr(obj._node, name))
     if name not in _OK_NAMES:
@@ -521,7 +524,15 @@ def _guarded_type(*args: object) -> type:
             "`type(name, bases, namespace)` is not available: write a `class` statement instead."
         )
     kind = type(args[0]._node) if type(args[0]) is NodeView else type(args[0])
-    problem = None if kind in PROGRAM_CLASSES else value_problem(stand_in_for(kind))
+    # A node's class (`type(y.grad_fn)`) only if it can neither make nor be a base for a
+    # node (see autograd_nodes.UNMAKEABLE_NODE_CLASSES).
+    admitted = kind in PROGRAM_CLASSES or kind in UNMAKEABLE_NODE_CLASSES
+    problem = None if admitted else value_problem(stand_in_for(kind))
+    if problem is not None and type(args[0]) is NodeView:
+        problem = (
+            f"{kind.__name__} makes new autograd nodes when called, which could hand a "
+            "tensor any gradient; print the node itself or its `.name()` instead."
+        )
     if problem is not None:
         raise CodeRefusedAtRuntime(f"`type(...)` of this value is not available: {problem}")
     # The app's stand-in where it has one: `type(array)` is numpy's class, whose

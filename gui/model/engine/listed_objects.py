@@ -216,6 +216,12 @@ def _objects() -> list[object]:
     objects += [vars(wrapped_ctx)["save_for_backward"], vars(wrapped_ctx)["save_for_forward"]]
     objects += _named(torch.Tensor, TENSOR_HOOKS)
     objects.append(torch.utils.hooks.RemovableHandle.remove)
+    # `register_multi_grad_hook(tensors, fn)`: Python that calls `t.register_hook` (listed)
+    # on each of the program's tensors with a closure that counts calls and then calls the
+    # program's `fn` (guarded); its handle's `remove` removes those tensor hooks. Nothing
+    # process-wide, no native code beyond reading which nodes this backward runs.
+    objects.append(torch.autograd.graph.register_multi_grad_hook)
+    objects.append(torch.autograd.graph._MultiHandle.remove)
     objects.append(RawSavedTensor.register_hooks)
     objects += [_tensor_numpy, _checked_ctc_loss, _as_tensor, _new_tensor]
     objects += _named(torch.nn.utils, NN_UTILS)

@@ -397,8 +397,13 @@ class _Run:
     # -- explaining -------------------------------------------------------------------
 
     def explain(self, exc: BaseException) -> Explanation:
-        line, column = exception_position(exc)
         call = self.current_call
+        step = self.last_step
+        if call is None and step is not None and exc is step.error and step.record.error:
+            # The code's own backward call failed and its error reached the program: it was
+            # explained where it was raised, knowing the call (the tensor's name and shape).
+            return step.record.error
+        line, column = exception_position(exc)
         if line is None and call is not None:
             # Raised inside torch's backward: the code's own call is at its line; a session
             # call has no line of its own, so point at where its tensor is made, which is

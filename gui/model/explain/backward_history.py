@@ -15,7 +15,14 @@ import ast
 from dataclasses import dataclass
 
 from gui.model.explain.graph_cuts import history
-from gui.model.explain.source import Made, assignments, line_tree, program_tree, segment
+from gui.model.explain.source import (
+    Made,
+    assignments,
+    differentiated,
+    line_tree,
+    program_tree,
+    segment,
+)
 
 Story = tuple[str, str]  # (explanation, fix)
 
@@ -64,8 +71,9 @@ def backward_sites(program: str | None) -> list[BackwardSite]:
             for k in node.keywords
         )
         receiver = None
-        if node.func.attr == "backward":
-            receiver = segment(program, node.func.value)
+        target = differentiated(node)
+        if target is not None:
+            receiver = segment(program, target)
         elif node.func.attr == "grad" and node.args and isinstance(node.args[0], ast.Name):
             receiver = node.args[0].id
         if receiver is not None:

@@ -19,12 +19,18 @@ from collections.abc import Sequence
 from gui.model.explain.autograd_rules import AUTOGRAD_RULES, AUTOGRAD_WARNING_RULES
 from gui.model.explain.python_rules import PYTHON_RULES, RUNAWAY_TEXT
 from gui.model.explain.torch_rules import TORCH_RULES, WARNING_RULES, Advice, ErrorContext, Rule
+from gui.model.explain.training_rules import TRAINING_RULES
 from gui.model.result import Explanation
 
 RUNAWAY_REASONS: frozenset[str] = frozenset(RUNAWAY_TEXT)
 
 # First match wins: torch's messages first, then Python's errors (mostly matched by class alone).
-EXCEPTION_RULES: tuple[Rule, ...] = (*TORCH_RULES, *AUTOGRAD_RULES, *PYTHON_RULES)
+EXCEPTION_RULES: tuple[Rule, ...] = (
+    *TRAINING_RULES,
+    *TORCH_RULES,
+    *AUTOGRAD_RULES,
+    *PYTHON_RULES,
+)
 ALL_WARNING_RULES: tuple[Rule, ...] = (*WARNING_RULES, *AUTOGRAD_WARNING_RULES)
 
 # A shared default instead of a call in the signature (ErrorContext is frozen, so sharing is safe).

@@ -55,6 +55,34 @@ class BackwardCall:
         return f"{receiver}.backward({', '.join(args)})"
 
 
+def differentiated(call: ast.Call) -> ast.expr | None:
+    """What a ``backward`` call differentiates: ``y`` in ``y.backward()``, and in the
+    function form, ``torch.autograd.backward(y)`` or ``tensors=y`` (not ``torch.autograd``,
+    the receiver of that call)."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr != "backward":
+        return None
+    owner = func.value
+    if (isinstance(owner, ast.Name) and owner.id == "autograd") or (
+        isinstance(owner, ast.Attribute) and owner.attr == "autograd"
+    ):
+        if call.args:
+            return call.args[0]
+        return next((k.value for k in call.keywords if k.arg == "tensors"), None)
+    return owner
+
+
+def differentiated_text(source: str | None) -> str | None:
+    """What the line's first ``backward`` call differentiates, as written (see
+    :func:`differentiated`): ``m.out`` in ``torch.autograd.backward(m.out)``."""
+    tree = line_tree(source)
+    for node in ast.walk(tree) if tree is not None else ():
+        target = differentiated(node) if isinstance(node, ast.Call) else None
+        if target is not None:
+            return operand((source or "").strip(), target)
+    return None
+
+
 def backward_call(source: str | None) -> BackwardCall | None:
     """The first ``.backward(...)`` call on the line, or ``None``."""
     tree = line_tree(source)
@@ -64,13 +92,17 @@ def backward_call(source: str | None) -> BackwardCall | None:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             if node.func.attr != "backward":
                 continue
-            value = node.func.value
+            value = differentiated(node)
             receiver = value.id if isinstance(value, ast.Name) else None
-            gradient = node.args[0] if node.args else None
+            function_form = value is not node.func.value
+            args = node.args[1:] if function_form else node.args
+            gradient = args[0] if args else None
             text = (source or "").strip()
-            rest = [ast.get_source_segment(text, a) or ast.unparse(a) for a in node.args[1:]]
+            rest = [ast.get_source_segment(text, a) or ast.unparse(a) for a in args[1:]]
             for kw in node.keywords:
-                if kw.arg == "gradient":
+                if kw.arg == "tensors" and function_form:
+                    continue
+                if kw.arg in ("gradient", "grad_tensors"):
                     gradient = kw.value
                 else:
                     rest.append(ast.get_source_segment(text, kw) or ast.unparse(kw))

@@ -37,6 +37,7 @@ from gui.model.explain.source import (
     broadcasts_to,
     carried_in_loop,
     condition_text,
+    differentiated_text,
     expand,
     first_call_args,
     flatten,
@@ -152,7 +153,7 @@ def subject(found: Found, default: str = "y") -> str:
     call = backward_call(found.context.source_line)
     if call is not None and call.receiver:
         return call.receiver
-    written = receiver_text(found.context.source_line, ("backward",))
+    written = differentiated_text(found.context.source_line)
     return grad_subject(found.context.source_line) or written or default
 
 
@@ -1007,16 +1008,6 @@ def _cpu_only(f: Found) -> Advice:
     )
 
 
-def _leaf_moved(f: Found) -> Advice:
-    return Advice(
-        "A tensor that was a leaf when the graph was built was later changed in place by an "
-        "operation autograd recorded, so it is no longer a leaf and its gradient has nowhere to "
-        "be stored.",
-        "Finish preparing values before turning on gradients (`x.requires_grad_()` last), or make "
-        "the change out of place (`x2 = x * w`) or inside `with torch.no_grad():`.",
-    )
-
-
 _SHAPE_PAIR = (
     rf"Mismatch in shape: grad_output\[\d+\] has a shape of {TORCH_SIZE.format('given')} "
     rf"and output\[\d+\] has a shape of {TORCH_SIZE.format('out')}"
@@ -1068,7 +1059,6 @@ TORCH_RULES: tuple[Rule, ...] = rule_table(
         "",
         _retain_no_grad,
     ),
-    ("leaf-moved", r"leaf variable has been moved into the graph interior", "", _leaf_moved),
     ("zero-dim-index", r"invalid index of a 0-dim tensor", "", _zero_dim_index),
     (
         "ambiguous-bool",

@@ -610,7 +610,8 @@ DISTRIBUTION_ATTACKS = [
         "underscore",
         id="globals",
     ),
-    pytest.param(NORMAL + "c = d.__class__", "__class__", id="class"),
+    # `d.__class__` is `type(d)` (round 11), the listed class; what is behind it is not.
+    pytest.param(NORMAL + "c = d.__class__.__dict__", "__dict__", id="class"),
     pytest.param("n = torch.distributions.normal", "module", id="submodule"),
     pytest.param(
         "k = getattr(torch.distributions.kl_divergence, '__wrap' + 'ped__')",

@@ -122,7 +122,8 @@ def test_the_wrapped_ctx_admits_only_its_save_methods() -> None:
 
 def test_a_name_is_readable_never_writable() -> None:
     """``type(layer).__name__`` and ``fn.__name__`` read a string; setting one, and every
-    other dunder read (``x.__class__``), stay refused, statically and at run time."""
+    other dunder read (``x.__dict__``; ``x.__class__`` is ``type(x)`` since round 11), stay
+    refused, statically and at run time."""
     code = (
         "layer = torch.nn.ReLU()\n"
         "def f(x):\n    return x\n"
@@ -135,9 +136,10 @@ def test_a_name_is_readable_never_writable() -> None:
     for refused in (
         "def f():\n    pass\nf.__name__ = 'g'\n",
         "class A:\n    pass\nsetattr(A, '__name__', 'B')\n",
-        "x = torch.ones(1)\nc = x.__class__\n",
-        "c = getattr(torch.ones(1), '__class__')\n",
-        "c = type(torch.ones(1)).__name__.__class__\n",
+        "x = torch.ones(1)\nc = x.__dict__\n",
+        "c = getattr(torch.ones(1), '__dict__')\n",
+        "c = type(torch.ones(1)).__name__.__dict__\n",
+        "x = torch.ones(1)\nx.__class__ = int\n",
     ):
         result = run_program(RunRequest(Program(code=refused, steps=()), time_limit=30))
         assert result.error is not None and result.error.kind == "unsafe-code", refused

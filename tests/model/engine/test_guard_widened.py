@@ -39,7 +39,7 @@ ATTACKS = [
     pytest.param("getattr(torch, 'lo' + 'ad')", "torch.load", id="getattr-load"),
     pytest.param("hasattr(torch, '_C')", "underscore", id="hasattr-private"),
     pytest.param(
-        "x = torch.ones(1)\ngetattr(x, '__cla' + 'ss__')", "underscore", id="getattr-dunder"
+        "x = torch.ones(1)\ngetattr(x, '__di' + 'ct__')", "underscore", id="getattr-dunder"
     ),
     pytest.param("setattr(torch, 'load', print)", "cannot be changed", id="setattr-module"),
     pytest.param("torch.nn.Linear.forward = print", "cannot be changed", id="setattr-torch-class"),

@@ -14,11 +14,13 @@ from tests.corpus.harness import (
     plain_error_line,
     run_in_engine,
     run_plain,
+    run_plain_early,
     snippets,
 )
 
 SNIPPETS = snippets()
 OUTCOMES: collections.Counter[str] = collections.Counter()
+PLAIN_AHEAD = 4
 
 
 def test_the_corpus_is_large_and_varied() -> None:
@@ -40,10 +42,16 @@ def _assert_mentions(snippet: Snippet, explained: Explanation) -> None:
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=[s.name for s in SNIPPETS])
 def test_snippet(snippet: Snippet) -> None:
+    # The plain side (a clean process, see tests/corpus/plain_worker.py) of this snippet
+    # and the next few runs while the engine runs this one.
+    here = SNIPPETS.index(snippet)
+    for ahead in SNIPPETS[here : here + PLAIN_AHEAD]:
+        if ahead.expect != "refused":
+            run_plain_early(ahead.code)
     result = run_in_engine(snippet.code)
     if snippet.expect == "match":
         assert result.error is None, result.error
-        plain = run_plain(snippet.code)
+        plain = run_plain(snippet.code, result.tensors)
         assert plain.error is None, plain.error
         assert differences(result, plain) == []
         if snippet.warns is not None:

@@ -1,0 +1,115 @@
+"""Errors of a training step's helpers, and of a leaf changed after the graph was built:
+``clip_grad_norm_(..., error_if_nonfinite=True)`` refusing an infinite or NaN norm, and
+"leaf variable has been moved into the graph interior".
+
+The rows extend :data:`gui.model.explain.torch_rules.TORCH_RULES` (see
+:data:`gui.model.explain.messages.EXCEPTION_RULES`). Program text only: no torch, no Qt.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from gui.model.explain.inplace_sites import InplaceSite, inplace_sites
+from gui.model.explain.source import assignments, line_tree, program_tree, segment
+from gui.model.explain.torch_rules import Advice, Found, Rule, rule_table
+
+_CLIPPERS = ("clip_grad_norm_", "clip_grad_norm", "clip_grads_with_norm_", "get_total_norm")
+
+
+def _parameters_text(source: str | None) -> str:
+    """The first argument of the line's ``clip_grad_norm_(...)`` call, as written."""
+    tree = line_tree(source)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call) and node.args:
+            name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+            if name in _CLIPPERS:
+                return segment((source or "").strip(), node.args[0])
+    return "model.parameters()"
+
+
+def _nonfinite_norm(f: Found) -> Advice:
+    order = f.group("order") or "2.0"
+    params = _parameters_text(f.context.source_line)
+    return Advice(
+        f"With `error_if_nonfinite=True`, clipping first adds up the gradients of "
+        f"`{params}` into one norm (of order {order}), and it came out infinite or NaN: at "
+        "least one gradient is. Scaling by that norm would make every gradient 0 or NaN, so "
+        "torch stops here instead. The cause is in the forward pass: a `log` of 0, a "
+        "division by 0, `sqrt` at 0, or values that overflow.",
+        "Find the step that made it: run the forward and backward pass under "
+        "`torch.autograd.set_detect_anomaly(True)` (it names the operation whose gradient "
+        "went NaN), print the loss, and keep inputs away from the bad point "
+        "(`torch.log(x.clamp(min=1e-8))`); `error_if_nonfinite=False` only hides it.",
+    )
+
+
+def _requires_grad_text(program: str | None, name: str) -> str | None:
+    """``w = torch.ones(3, requires_grad=True)``: the statement that made ``name`` a leaf
+    that requires grad, as written."""
+    for made in assignments(program, name):
+        if "requires_grad" in made.text or "Parameter(" in made.text:
+            return made.text
+    return None
+
+
+def _switched_off(program: str | None, name: str, before: int) -> str | None:
+    """``w.requires_grad_(False)`` or ``w.requires_grad = False`` before line ``before``."""
+    tree = program_tree(program)
+    for node in ast.walk(tree) if tree is not None else ():
+        if not isinstance(node, ast.stmt) or node.lineno >= before:
+            continue
+        text = segment(program, node).replace(" ", "")
+        if text in (f"{name}.requires_grad_(False)", f"{name}.requires_grad=False"):
+            return segment(program, node)
+    return None
+
+
+def moved_leaf_site(program: str | None, line: int | None) -> InplaceSite | None:
+    """The in-place change, before ``line``, of a tensor the program made as a leaf that
+    requires grad (the last one: the change that moved it into the graph)."""
+    found = None
+    for site in inplace_sites(program):
+        if line is not None and site.line >= line:
+            break
+        if site.how in ("operator", "method", "index") and _requires_grad_text(program, site.name):
+            found = site
+    return found
+
+
+def _leaf_moved(f: Found) -> Advice:
+    program = f.context.program
+    site = moved_leaf_site(program, f.line)
+    if site is None:
+        return Advice(
+            "A tensor that was a leaf when the graph was built was later changed in place by "
+            "an operation autograd recorded, so it is no longer a leaf and its gradient has "
+            "nowhere to be stored.",
+            "Finish preparing values before turning on gradients (`x.requires_grad_()` "
+            "last), or make the change out of place (`x2 = x * w`) or inside "
+            "`with torch.no_grad():`.",
+        )
+    n = site.name
+    off = _switched_off(program, n, site.line)
+    how = f"after `{off}`, " if off else ""
+    return Advice(
+        f"`{n}` was a leaf when the graph was built: backward stores its gradient in "
+        f"`{n}.grad`. Then, {how}line {site.line} (`{site.text}`) changed `{n}` in place "
+        f"with a tensor that requires grad; autograd recorded that change, so `{n}` now has "
+        "a `grad_fn` of its own, is no longer a leaf, and the gradient has nowhere to go.",
+        f"Change `{n}` after `backward()`, inside `with torch.no_grad():` (`{site.text}` "
+        f"under it), or out of place under a new name (`{n}_new = {n} + ...`)"
+        + (f", and leave out `{off}`." if off else "."),
+    )
+
+
+TRAINING_RULES: tuple[Rule, ...] = rule_table(
+    (
+        "nonfinite-grad-norm",
+        r"The total norm of order (?P<order>[-\w.]+) for gradients from `parameters` is "
+        r"non-finite",
+        "",
+        _nonfinite_norm,
+    ),
+    ("leaf-moved", r"leaf variable has been moved into the graph interior", "", _leaf_moved),
+)
