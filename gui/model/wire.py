@@ -28,7 +28,7 @@ from typing import Any
 from gui.model import graph_columns, request, result
 from gui.model.deep_stack import StackUnavailable, call_with_stack, levels_covered
 from gui.model.wire_fields import ATOMS, check_fields, holds_only_numbers
-from gui.model.wire_tensors import check_atoms
+from gui.model.wire_tensors import MAX_STR_CHARS, check_atoms
 
 # Deeper pickles than this are refused: each level of ``loads`` inside a message (see
 # :func:`_nested_loads`) is another unpickler on the stack.
@@ -185,8 +185,12 @@ def _nesting_bytes(data: bytes) -> int:
 class _Reading:
     """What the levels of one message (``loads`` inside ``loads``) share."""
 
-    def __init__(self, modules: tuple[types.ModuleType, ...], covered: int) -> None:
+    def __init__(
+        self, modules: tuple[types.ModuleType, ...], covered: int, max_text: int | None
+    ) -> None:
         self.modules = modules
+        # The longest text any object of the message may hold (None: any; see loads).
+        self.max_text = max_text
         # The nesting bytes per level that the reading thread's stack holds (for every
         # level of ``loads`` inside the message, see CHEAP_NESTING).
         self.covered = covered
@@ -208,12 +212,12 @@ def _nested_loads(data: object, depth: int, reading: _Reading) -> object:
     if _nesting_bytes(data) > reading.covered:
         check_shape(data)  # slow (Python reads every opcode): only when it could matter
     message = _MessageUnpickler(data, depth, reading).load()
-    check_expanded(message, reading.sizes)
+    check_expanded(message, reading.sizes, reading.max_text)
     return message
 
 
 def _loads_on_a_deep_stack(
-    data: bytes, modules: tuple[types.ModuleType, ...]
+    data: bytes, modules: tuple[types.ModuleType, ...], max_text: int | None
 ) -> tuple[object, _Reading]:
     """The message in ``data``, built on a stack that holds every tuple it could nest
     (see CHEAP_NESTING), or checked opcode by opcode first when no stack can; and how
@@ -221,10 +225,10 @@ def _loads_on_a_deep_stack(
     nesting = _nesting_bytes(data)
     # Each level of ``loads`` inside may nest its own bytes' worth under the one above.
     levels = nesting * (MAX_NESTING + 1)
-    reading = _Reading(modules, CHEAP_NESTING)
+    reading = _Reading(modules, CHEAP_NESTING, max_text)
     if nesting <= CHEAP_NESTING or not levels_covered(levels):
         return _nested_loads(data, 0, reading), reading
-    deep = _Reading(modules, nesting)
+    deep = _Reading(modules, nesting, max_text)
     try:
         return call_with_stack(levels, lambda: _nested_loads(data, 0, deep)), deep
     except StackUnavailable:
@@ -235,13 +239,16 @@ def _loads_on_a_deep_stack(
 Sizes = dict[int, tuple[int, object]]
 
 
-def check_expanded(message: object, sizes: Sizes | None = None) -> None:
+def check_expanded(
+    message: object, sizes: Sizes | None = None, max_text: int | None = MAX_STR_CHARS
+) -> None:
     """Refuse a message that would expand to more than :data:`MAX_EXPANDED` items when
     walked (shared sub-lists count each time they are reached): the window walks them.
     ``sizes``: message objects already sized (see :func:`_expanded_size`); this one is
-    added."""
+    added. Every whole number in it must be a 64-bit one, every text at most ``max_text``
+    characters long (``None``: any; see :func:`~.wire_tensors.check_atoms`)."""
     sizes = {} if sizes is None else sizes
-    size = _expanded_size(message, sizes, MAX_EXPANDED)
+    size = _expanded_size(message, sizes, MAX_EXPANDED, max_text=max_text)
     if size > MAX_EXPANDED:
         raise pickle.UnpicklingError("the engine sent a message that expands too far")
     if hasattr(message, "__dataclass_fields__"):
@@ -252,7 +259,13 @@ def check_expanded(message: object, sizes: Sizes | None = None) -> None:
 _ATOMS = ATOMS
 
 
-def _expanded_size(root: object, sizes: Sizes, budget: int, walked: set[int] | None = None) -> int:
+def _expanded_size(
+    root: object,
+    sizes: Sizes,
+    budget: int,
+    walked: set[int] | None = None,
+    max_text: int | None = MAX_STR_CHARS,
+) -> int:
     """How many items walking ``root`` reaches, or anything above ``budget`` once past it.
 
     The engine's message objects (dataclass instances) are walked once each, their size
@@ -270,7 +283,7 @@ def _expanded_size(root: object, sizes: Sizes, budget: int, walked: set[int] | N
         if kind in _ATOMS:
             size += 1
             if kind is int or kind is str:
-                check_atoms((value,), "a message")
+                check_atoms((value,), "a message", max_text)
             continue
         if kind is list:
             # A tensor's row of numbers (most of a message) is counted in C: ``array``
@@ -293,7 +306,7 @@ def _expanded_size(root: object, sizes: Sizes, budget: int, walked: set[int] | N
             if kinds <= _ATOMS:  # a shape, a pair of names
                 size += 1 + len(value)  # type: ignore[arg-type]
                 if int in kinds or str in kinds:
-                    check_atoms(value, "a message")  # type: ignore[arg-type]
+                    check_atoms(value, "a message", max_text)  # type: ignore[arg-type]
             elif kinds.isdisjoint(_HASHED_NESTS):  # nodes, gradients: walked as any item
                 pending.extend(value)  # type: ignore[arg-type]
                 size += 1
@@ -310,7 +323,10 @@ def _expanded_size(root: object, sizes: Sizes, budget: int, walked: set[int] | N
             else:  # another: sized once, by a call of its own
                 known = sizes.get(id(value))
                 if known is None:
-                    known = (_expanded_size(value, sizes, budget - size, walked), value)
+                    known = (
+                        _expanded_size(value, sizes, budget - size, walked, max_text),
+                        value,
+                    )
                     sizes[id(value)] = known
                 size += known[0]
         else:
@@ -427,11 +443,17 @@ def check_shape(data: bytes) -> None:
 ENGINE_MESSAGES = (result, request)
 
 
-def loads(data: bytes, modules: tuple[types.ModuleType, ...] = ENGINE_MESSAGES) -> object:
+def loads(
+    data: bytes,
+    modules: tuple[types.ModuleType, ...] = ENGINE_MESSAGES,
+    max_text: int | None = MAX_STR_CHARS,
+) -> object:
     """One message from another of the app's processes: the dataclasses of ``modules``
     (the engine's: :mod:`gui.model.result` and :mod:`gui.model.request`) and plain data
-    only, of a bounded shape, each field holding what its class says (else
-    :class:`pickle.UnpicklingError`, whatever went wrong)."""
+    only, of a bounded shape, each field holding what its class says, every whole number
+    a 64-bit one and every text at most ``max_text`` characters (``None``: any, for the
+    layout worker's pictures) (else :class:`pickle.UnpicklingError`, whatever went
+    wrong)."""
     # A big graph's answer is a million new objects, none of them garbage: while they are
     # built and checked the collector would run hundreds of times for nothing (its full
     # passes over everything the window holds took most of a 5,000-node read). Turned
@@ -441,7 +463,7 @@ def loads(data: bytes, modules: tuple[types.ModuleType, ...] = ENGINE_MESSAGES) 
     try:
         if not isinstance(data, bytes | bytearray):
             raise pickle.UnpicklingError("the engine sent a message that is not bytes")
-        message, reading = _loads_on_a_deep_stack(bytes(data), modules)
+        message, reading = _loads_on_a_deep_stack(bytes(data), modules, max_text)
         check_fields(message, checked=reading.checked)
         return message
     except pickle.UnpicklingError:

@@ -50,16 +50,18 @@ def _refuse(what: str) -> pickle.UnpicklingError:
     return pickle.UnpicklingError(f"the engine sent a TensorData {what}")
 
 
-def check_atoms(values: Sequence[object], what: str) -> None:
-    """Refuse whole numbers past :data:`MAX_INT_MAGNITUDE` and texts past
-    :data:`MAX_STR_CHARS` among ``values`` (``what`` they are, for the message); the
-    other values are not looked at. In C: type lookups, ``max`` and ``min``."""
+def check_atoms(values: Sequence[object], what: str, max_text: int | None = MAX_STR_CHARS) -> None:
+    """Refuse whole numbers past :data:`MAX_INT_MAGNITUDE` and texts past ``max_text``
+    characters (``None``: any length) among ``values`` (``what`` they are, for the
+    message); the other values are not looked at. In C: type lookups, ``max``, ``min``."""
     kinds = list(map(type, values))
     ints: list[Any] = list(itertools.compress(values, map(_IS, kinds, itertools.repeat(int))))
     if ints and (max(ints) > MAX_INT_MAGNITUDE or min(ints) < -MAX_INT_MAGNITUDE):
         raise pickle.UnpicklingError(f"the engine sent {what} with a number past 64 bits")
+    if max_text is None:
+        return
     texts: Iterable[Any] = itertools.compress(values, map(_IS, kinds, itertools.repeat(str)))
-    if max(map(len, texts), default=0) > MAX_STR_CHARS:
+    if max(map(len, texts), default=0) > max_text:
         raise pickle.UnpicklingError(f"the engine sent {what} with a text too long to show")
 
 

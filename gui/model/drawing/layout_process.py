@@ -257,7 +257,10 @@ class LayoutProcess:
             try:
                 # Read as carefully as the engine's answers: the graph Graphviz lays out
                 # comes from a stranger's program, and its labels reach native code there.
-                message = wire.loads(conn.recv_bytes(MAX_REPLY_BYTES), LAYOUT_MESSAGES)
+                # An SVG is one long text (the layout worker's pictures go to Qt's SVG
+                # renderer, not to a text layout): only its byte size bounds it.
+                reply = conn.recv_bytes(MAX_REPLY_BYTES)
+                message = wire.loads(reply, LAYOUT_MESSAGES, max_text=None)
             except (EOFError, OSError, pickle.UnpicklingError) as exc:
                 raise self._failed(LAYOUT_CRASHED, self._exit_detail() or str(exc)) from exc
             if job_id is None and isinstance(message, WorkerReady):

@@ -516,7 +516,9 @@ def _read_note(source: Connection) -> object:
     except OSError:  # too long (or a broken pipe: the spare is gone, killing it is harmless)
         return MALFORMED
     try:
-        note = wire.loads(data, NOTE_MESSAGES)
+        # (No bound on texts: a job handed back holds the program's code, of any length,
+        # and nothing here lays text out.)
+        note = wire.loads(data, NOTE_MESSAGES, max_text=None)
     except pickle.UnpicklingError:
         return MALFORMED
     return note if _is_note(note) else MALFORMED
