@@ -28,7 +28,7 @@ from typing import Any
 from gui.model import graph_columns, request, result
 from gui.model.deep_stack import StackUnavailable, call_with_stack, levels_covered
 from gui.model.wire_fields import ATOMS, check_fields, holds_only_numbers
-from gui.model.wire_tensors import MAX_STR_CHARS, check_atoms
+from gui.model.wire_tensors import MAX_INT_MAGNITUDE, MAX_STR_CHARS, check_atoms
 
 # Deeper pickles than this are refused: each level of ``loads`` inside a message (see
 # :func:`_nested_loads`) is another unpickler on the stack.
@@ -282,8 +282,11 @@ def _expanded_size(
         kind = type(value)
         if kind in _ATOMS:
             size += 1
-            if kind is int or kind is str:
-                check_atoms((value,), "a message", max_text)
+            # (check_atoms, inlined: a big answer holds thousands of loose numbers)
+            too_big = kind is int and not -MAX_INT_MAGNITUDE <= value <= MAX_INT_MAGNITUDE  # type: ignore[operator]
+            too_long = kind is str and max_text is not None and len(value) > max_text  # type: ignore[arg-type]
+            if too_big or too_long:
+                check_atoms((value,), "a message", max_text)  # (raises, saying which)
             continue
         if kind is list:
             # A tensor's row of numbers (most of a message) is counted in C: ``array``
