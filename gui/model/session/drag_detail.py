@@ -76,7 +76,7 @@ class DragDetail:
             return
         self._on_screen = keys
         shown = self._shown
-        if not self._dragging or shown is None or shown.read is None:
+        if not (self._dragging and self._live) or shown is None or shown.read is None:
             return
         wanted = self._detail_nodes()
         if wanted is not None and not wanted <= shown.read:
