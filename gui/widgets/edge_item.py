@@ -19,7 +19,7 @@ from gui.model.result import TensorData
 from gui.widgets.edge_label_item import EdgeLabelItem
 from gui.widgets.pixels import clamp_pixel
 from gui.widgets.scene_style import NO_BRUSH, NO_PEN, Z_EDGE, qbrush, qcolor
-from gui.widgets.tick_feed import FeedBoard, TickFeed
+from gui.widgets.tick_feed import FedFromBoard, TickFeed
 
 # How far beside its edge a label sits, so the line never runs through its digits.
 LABEL_GAP = 5.0
@@ -78,7 +78,7 @@ def _widest_arrow_bounds(base: QPointF, tip: QPointF) -> QRectF:
     return QRectF(min(xs) - 1, min(ys) - 1, max(xs) - min(xs) + 2, max(ys) - min(ys) + 2)
 
 
-class EdgeItem(QGraphicsItem):
+class EdgeItem(FedFromBoard, QGraphicsItem):
     """One edge: the spline, an arrowhead at the layout's tip and an optional label.
 
     ``label_text`` is the label shown ("" for none); ``color`` and ``width`` the stroke.
@@ -107,9 +107,6 @@ class EdgeItem(QGraphicsItem):
         self.link = link
         self.source: StrokeSource | None = None
         self._pending: StrokeSource | TickFeed | None = None
-        # The graph's newest tick feed, and which of them the edge has seen (see FeedBoard).
-        self.board: FeedBoard | None = None
-        self._seen = 0
         # Its position in the graph's edges: what it reads from a tick's feed.
         self.index = -1
         self.color = ""
@@ -145,19 +142,6 @@ class EdgeItem(QGraphicsItem):
     @property
     def label_text(self) -> str:
         return self.label.text
-
-    @property
-    def pending(self) -> bool:
-        """Whether a newer gradient waits to be made into a stroke (when painted)."""
-        board = self.board
-        return self._pending is not None or (board is not None and board.generation != self._seen)
-
-    def _take_board(self) -> None:
-        """The board's newest feed as the pending source, if not seen yet; and seen."""
-        board = self.board
-        if board is not None and board.generation != self._seen:
-            self._seen = board.generation
-            self._pending = board.feed
 
     def path(self) -> QPainterPath:
         return self._path

@@ -57,7 +57,7 @@ from gui.widgets.scene_style import (
     shared_font,
     text_advance,
 )
-from gui.widgets.tick_feed import FeedBoard, TickFeed
+from gui.widgets.tick_feed import FedFromBoard, TickFeed
 
 # Zoomed out: a box's title fills at most this share of its width and height, grows at
 # most this much, and is drawn only from this many screen pixels tall (smaller is clutter).
@@ -130,7 +130,7 @@ def _text_color_for(fill: str) -> str:
     return text_color_on(fill)
 
 
-class NodeItem(QGraphicsItem):
+class NodeItem(FedFromBoard, QGraphicsItem):
     """One box: a rounded rectangle in its kind's style with its text lines, centred.
 
     ``lines``, ``fill`` and ``cells`` are what the box shows (tests read them); ``key`` is
@@ -157,9 +157,6 @@ class NodeItem(QGraphicsItem):
         # What the content was last made from, and a newer source not made yet (off screen).
         self.source: BoxSource | None = None
         self._pending: BoxSource | TickFeed | None = None
-        # The graph's newest tick feed, and which of them the box has seen (see FeedBoard).
-        self.board: FeedBoard | None = None
-        self._seen = 0
         self._compact = compact
         self._box = box
         self._lines: list[str] = []
@@ -236,19 +233,6 @@ class NodeItem(QGraphicsItem):
     def pen_width(self) -> float:
         """The border's width, per kind."""
         return self._pen.widthF()
-
-    @property
-    def pending(self) -> bool:
-        """Whether the box has a newer source than its content (made when painted or read)."""
-        board = self.board
-        return self._pending is not None or (board is not None and board.generation != self._seen)
-
-    def _take_board(self) -> None:
-        """The board's newest feed as the pending source, if not seen yet; and seen."""
-        board = self.board
-        if board is not None and board.generation != self._seen:
-            self._seen = board.generation
-            self._pending = board.feed
 
     def refresh(self, source: BoxSource) -> bool:
         """Show what ``source`` makes, now (the box is on screen); repaints only on a real

@@ -113,3 +113,29 @@ class FeedBoard:
     def post(self, feed: TickFeed) -> None:
         self.feed = feed
         self.generation += 1
+
+
+class FedFromBoard:
+    """What a box or an edge that takes its ticks' feeds from a :class:`FeedBoard` shares
+    (a mixin of :class:`~gui.widgets.node_item.NodeItem` and
+    :class:`~gui.widgets.edge_item.EdgeItem`): ``board`` is the graph's board (``None``:
+    not on one), ``_seen`` the generation it took last, ``_pending`` the newer source it
+    has not made its content from yet."""
+
+    board: FeedBoard | None = None
+    _seen = 0
+    _pending: object = None
+
+    @property
+    def pending(self) -> bool:
+        """Whether a newer source waits to be made into what the item shows (when it is
+        next painted or read)."""
+        board = self.board
+        return self._pending is not None or (board is not None and board.generation != self._seen)
+
+    def _take_board(self) -> None:
+        """The board's newest feed as the pending source, if not seen yet; and seen."""
+        board = self.board
+        if board is not None and board.generation != self._seen:
+            self._seen = board.generation
+            self._pending = board.feed
