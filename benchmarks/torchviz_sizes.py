@@ -15,7 +15,10 @@ Run through ``benchmarks/compare_torchviz.py --sizes [N ...]`` (default sizes 10
   more than a quarter of the cap). A graph of 1,000 nodes or more then reads the boxes in
   view (``gui.model.session.drag_detail``); **release** is letting go, until every node's
   numbers are read and painted.
-- **app step**: the same step from the keyboard (every node read on each step).
+- **app key**: the same step from the keyboard (an arrow key on the slider); steps count
+  as held until they pause (``gui.widgets.slider_hold``), so they read what is on screen
+  too; **settle** is from the last step to every node's numbers read and painted, the
+  pause included.
 - **torchviz first picture**: the notebook way, in a Python process of its own (killed
   at the cap too): run the program, draw it with ``make_dot`` (the leaf as ``params``),
   render it with the ``dot`` program to SVG and paint that SVG with ``QSvgRenderer`` onto
@@ -38,7 +41,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -209,9 +212,10 @@ def app_child(functions: int, ticks: int, cap: float) -> dict[str, Any]:
             "drawn": snapshot.layout is not None,
             "error": None if snapshot.error is None else snapshot.error.message[:80],
         }
-        times = ticks_within(bench, ticks, budget=cap / 4)
+        times, settle = ticks_within(bench, ticks, budget=cap / 4, how="keys")
         out["step_ms"] = statistics.median(times) if times else None
-        times, release = ticks_within(bench, ticks, budget=cap / 4, drag=True)
+        out["settle_ms"] = settle
+        times, release = ticks_within(bench, ticks, budget=cap / 4, how="drag")
         out["tick_ms"] = statistics.median(times) if times else None
         out["release_ms"] = release
         out["ticks"] = len(times)
@@ -224,47 +228,55 @@ def app_child(functions: int, ticks: int, cap: float) -> dict[str, Any]:
 WARM_TICKS = 3
 
 
-@overload
-def ticks_within(bench: Any, ticks: int, budget: float) -> list[float]: ...
-@overload
-def ticks_within(
-    bench: Any, ticks: int, budget: float, drag: Literal[True]
-) -> tuple[list[float], float]: ...
-def ticks_within(
-    bench: Any, ticks: int, budget: float, drag: bool = False
-) -> list[float] | tuple[list[float], float]:
+def ticks_within(bench: Any, ticks: int, budget: float, how: str) -> tuple[list[float], float]:
     """Up to ``ticks`` slider steps (ms each, step to painted window, as
     ``window_speed.tick_times`` measures them), fewer when they use up ``budget`` seconds:
-    a big graph's ticks must not keep the size past its cap.
+    a big graph's ticks must not keep the size past its cap; and the time from the last
+    step to the window painted with every number read.
 
-    ``drag``: the steps are made with the slider's handle held, as a mouse drag makes them
-    (a big graph's ticks then read what is on screen: gui.model.session.drag_detail), and
-    the time from letting go to the window painted with every number read comes too.
+    ``how``: ``"drag"``, the steps made with the slider's handle held, as a mouse drag
+    makes them, then let go; ``"keys"``, arrow-key presses on the slider, then the pause
+    after which every number is read (``gui.widgets.slider_hold.SETTLE_MS`` of it is the
+    wait). A big graph's held steps read what is on screen (gui.model.session.drag_detail).
     """
     import window_speed
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QAbstractSlider, QSlider
 
+    from gui.widgets.tensor_editor import TensorEditor
+
     slider = bench.window.inputs.findChildren(QSlider)[0]
+    editor = next(
+        w
+        for w in bench.window.inputs.findChildren(TensorEditor)
+        if slider in w.findChildren(QSlider)
+    )
     actions = (
         QAbstractSlider.SliderAction.SliderSingleStepAdd,
         QAbstractSlider.SliderAction.SliderSingleStepSub,
     )
+    keys = (Qt.Key.Key_Right, Qt.Key.Key_Left)
     end = time.perf_counter() + budget
     times: list[float] = []
-    if drag:
+    if how == "drag":
         slider.setSliderDown(True)  # sliderPressed, as a mouse press on the handle
     for i in range(ticks + WARM_TICKS):
         start = time.perf_counter()
-        slider.triggerAction(actions[(i // 5) % 2])  # up and down: never pinned at an end
+        if how == "drag":
+            slider.triggerAction(actions[(i // 5) % 2])  # up and down: never pinned at an end
+        else:
+            QTest.keyClick(slider, keys[(i // 5) % 2])
         window_speed.wait_until_rendered(bench.app, bench.session, timeout=budget)
         if i >= WARM_TICKS:
             times.append((time.perf_counter() - start) * 1000)
         if time.perf_counter() > end:
             break
-    if not drag:
-        return times
     start = time.perf_counter()
-    slider.setSliderDown(False)  # sliderReleased: every number is read again
+    if how == "drag":
+        slider.setSliderDown(False)  # sliderReleased: every number is read again
+    while editor.value_held:  # the keys' pause, in the event loop as the app waits it
+        QTest.qWait(5)
     window_speed.wait_until_rendered(bench.app, bench.session, timeout=budget)
     return times, (time.perf_counter() - start) * 1000
 
@@ -275,7 +287,8 @@ class AppTimes:
     first_ms: float | None  # None: over the cap
     refresh_ms: float | None
     note: str = ""
-    step_ms: float | None = None  # a key press's step (every number read)
+    step_ms: float | None = None  # an arrow key's step
+    settle_ms: float | None = None  # from the last key step to every number read
     release_ms: float | None = None  # letting go of a drag, to every number read
 
 
@@ -295,6 +308,7 @@ def app_times(functions: int, ticks: int, cap: float) -> AppTimes:
         data["tick_ms"],
         note,
         data.get("step_ms"),
+        data.get("settle_ms"),
         data.get("release_ms"),
     )
 
@@ -321,7 +335,7 @@ def sizes_report(sizes: list[int], ticks: int, runs: int, cap: float) -> None:
     print(
         f"{'functions':>9} {'nodes app/tv':>13} {'app first':>10} {'tv first':>10} "
         f"{'app ÷ tv':>9} {'app drag':>9} {'tv redraw':>10} {'tv ÷ app':>9} "
-        f"{'app step':>9} {'tv ÷ step':>9} {'release':>8}  notes"
+        f"{'app key':>9} {'tv ÷ key':>9} {'settle':>8} {'release':>8}  notes"
     )
     for functions in sizes:
         app = app_times(functions, ticks, cap)
@@ -332,15 +346,18 @@ def sizes_report(sizes: list[int], ticks: int, runs: int, cap: float) -> None:
             f"{_ms(tv.first_ms):>10} {_ratio(app.first_ms, tv.first_ms):>9} "
             f"{_ms(app.refresh_ms):>9} {_ms(tv.refresh_ms):>10} "
             f"{_ratio(tv.refresh_ms, app.refresh_ms):>9} {_ms(app.step_ms):>9} "
-            f"{_ratio(tv.refresh_ms, app.step_ms):>9} {_ms(app.release_ms):>8}  {notes}",
+            f"{_ratio(tv.refresh_ms, app.step_ms):>9} {_ms(app.settle_ms):>8} "
+            f"{_ms(app.release_ms):>8}  {notes}",
             flush=True,
         )
     print(
         "nodes: the app's graph (functions, leaves, constants, output) / torchviz's boxes; "
         "app ÷ tv below 1: the app's first picture is faster; app drag: a tick while the "
         "slider's handle is held (what is on screen is read); tv ÷ app: how many times "
-        "faster it is than torchviz's redraw; app step: a key press's step (every number "
-        "read); release: letting go of the drag until every number is read and painted"
+        "faster it is than torchviz's redraw; app key: an arrow key's step on the slider; "
+        "settle: from the last key step to every number read and painted (300 ms of it is "
+        "the pause that ends the keys' gesture); release: letting go of the drag until "
+        "every number is read and painted"
     )
 
 

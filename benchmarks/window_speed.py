@@ -327,9 +327,11 @@ def instrument(
     engine._conn = TimedConnection(engine._conn, probe)  # type: ignore[assignment]
     loads = wire.loads
 
-    def timed_loads(data: bytes, *args: object) -> object:
+    def timed_loads(data: bytes, *args: object, **kwargs: object) -> object:
+        # (the layout worker's replies pass max_text: a wrapper dropping it would fail
+        # there, and the worker's ready message would be lost to the waiting window)
         start = time.perf_counter()
-        value = loads(data, *args)  # type: ignore[arg-type]
+        value = loads(data, *args, **kwargs)  # type: ignore[arg-type]
         probe.add("engine: unpickle and check the answer", _ms(start))
         return value
 

@@ -281,5 +281,10 @@ def text_width(text: str, font_size: float = 10.0, bold: bool = False) -> float:
     Views size boxes with it before any font is loaded (the layout runs without Qt), so it
     is a table of the font's advance widths, not a font engine: no kerning, bold estimated.
     """
-    em = sum(_CHAR_EM.get(c, _UNKNOWN_EM) for c in text)
-    return em * font_size * (_BOLD_FACTOR if bold else 1.0)
+    return _em_width(text) * font_size * (_BOLD_FACTOR if bold else 1.0)
+
+
+@lru_cache(maxsize=8192)
+def _em_width(text: str) -> float:
+    # Remembered: a big graph's boxes repeat a few titles and shapes thousands of times.
+    return sum(_CHAR_EM.get(c, _UNKNOWN_EM) for c in text)

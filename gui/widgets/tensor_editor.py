@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 from gui.model import nested
 from gui.model.session import InputRange
 from gui.widgets.qt_text import plain_label, set_tooltip
+from gui.widgets.slider_hold import SliderHold
 from gui.widgets.value_slider import ValueSlider
 from gui.widgets.value_table import ValueTable
 
@@ -36,8 +37,9 @@ class TensorEditor(QWidget):
     """
 
     elementEdited = Signal(int, float)
-    # True when a slider's handle is pressed, False when let go: the session reads only
-    # what is on screen of a big graph while a value is dragged (Session.set_dragging).
+    # True when a value starts being moved (a handle pressed, a key or wheel step), False
+    # when let go or the steps pause (SliderHold): the session reads only what is on
+    # screen of a big graph meanwhile (Session.set_dragging).
     dragging = Signal(bool)
 
     def __init__(
@@ -63,6 +65,8 @@ class TensorEditor(QWidget):
         self._label_texts: set[str] = set()
         # Each caption over its column, and its whole text (shown shortened if need be).
         self._captions: list[tuple[QLabel, QWidget, str]] = []
+        self._hold = SliderHold(self)
+        self._hold.held.connect(self.dragging)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
@@ -76,8 +80,7 @@ class TensorEditor(QWidget):
             if grad_name is not None:
                 row.swatch.set_name(f"{grad_name}{nested.index_label(self.shape, i)}")
             row.valueEdited.connect(partial(self._on_view_row, i))
-            row.slider.sliderPressed.connect(partial(self.dragging.emit, True))
-            row.slider.sliderReleased.connect(partial(self.dragging.emit, False))
+            self._hold.watch(row.slider)
             row.box.widened.connect(self._align_boxes)
             self.sliders.append(row)
             layout.addWidget(row)
@@ -107,10 +110,14 @@ class TensorEditor(QWidget):
             caption.setText(shown)
             set_tooltip(caption, text if shown != text else "")
 
+    @property
+    def value_held(self) -> bool:
+        """Whether one of the values is being moved (see :class:`SliderHold`)."""
+        return self._hold.is_held
+
     def hideEvent(self, event: QHideEvent) -> None:
         # Removed mid-drag (a run changed the tensor's shape): no release will come.
-        if any(row.slider.isSliderDown() for row in self.sliders):
-            self.dragging.emit(False)
+        self._hold.release()
         super().hideEvent(event)
 
     def changeEvent(self, event: QEvent) -> None:

@@ -100,3 +100,30 @@ def test_an_editor_removed_mid_drag_ends_the_drag(
     assert seen == [True] and session._dragging
     editor.hide()  # as a run that changes the leaf's shape removes it
     assert seen == [True, False] and not session._dragging
+
+
+def test_arrow_keys_read_the_boxes_in_view_and_a_pause_reads_all(
+    qtbot: QtBot,
+    window_and_runs: tuple[MainWindow, Session, list[RunRequest]],
+    engine_process: EngineProcess,
+) -> None:
+    window, session, requests = window_and_runs
+    _painted(window)
+    editor = window.inputs.findChildren(TensorEditor)[0]
+    slider = editor.sliders[0].slider
+    slider.setFocus()
+    before = len(requests)
+    for _ in range(3):  # a learner tapping the arrow key
+        qtbot.keyClick(slider, Qt.Key.Key_Right)
+    stepped = requests[before:]
+    assert stepped and all(r.detail is not None for r in stepped)
+    assert editor.value_held
+    # The pause ends the gesture: one more run, reading every node.
+    qtbot.waitUntil(lambda: not editor.value_held and requests[-1].detail is None, timeout=5000)
+    qtbot.waitUntil(lambda: not session.snapshot.running, timeout=10000)
+    whole = engine_process.run(RunRequest(session.snapshot.state.program))
+    assert whole.graph is not None and session.snapshot.graph is not None
+    assert {n.key: n.value for n in session.snapshot.graph.nodes} == {
+        n.key: n.value for n in whole.graph.nodes
+    }
+    assert session.snapshot.state.program != requests[before - 1].program  # it moved

@@ -305,6 +305,10 @@ def node_size(
     Every number is measured as the widest one :func:`format_number` prints. Gradients of
     unknown shape are budgeted like ``unknown`` (see :func:`widest_value`; default scalar).
     """
+    if compact:  # title-only boxes (see _lines)
+        return max(MIN_BOX_WIDTH, text_width(node_title(node), bold=True) + 2 * PAD_X), (
+            LINE_HEIGHT + 2 * PAD_Y
+        )
     fallback = unknown if unknown is not None else TensorData((), "float32", WIDEST_NUMBER)
     value = node.value if node.value is not None else fallback
     grad = widest_like(value) if node.kind in ("leaf", "output") else None
@@ -477,7 +481,7 @@ def layout_graph(graph: Graph, show_saved: bool = True, use_dot: bool | None = N
         graph = replace(graph, nodes=tuple(n for n in graph.nodes if n.kind != "saved"))
     compact = is_compact(graph)
     names = {node.key: f"n{i}" for i, node in enumerate(graph.nodes)}
-    unknown = widest_value(graph)
+    unknown = None if compact else widest_value(graph)  # (title-only boxes show no value)
     sizes = {node.key: node_size(node, compact, unknown) for node in graph.nodes}
     if use_dot is None:
         use_dot = dot_is_quick(layout_size(graph, show_saved=True))
