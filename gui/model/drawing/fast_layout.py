@@ -330,9 +330,13 @@ def _positions(
         for v in layer:
             xs[v] = x + widths[v] / 2
             x += widths[v] + NODE_GAP
+    still = 0  # sweeps in a row that moved nothing
     for sweep in range(POSITION_SWEEPS * 2):
+        if still == 2:  # a fixed point of both directions: every later sweep is the same
+            break
         going_down = sweep % 2 == 0
         near = up if going_down else down
+        moved = False
         for layer in layers if going_down else layers[::-1]:
             wanted = []
             for v in layer:
@@ -347,7 +351,10 @@ def _positions(
                     wanted.append(xs[v])
             placed = _settle_layer(wanted, [widths[v] for v in layer], [path[v] for v in layer])
             for v, x in zip(layer, placed, strict=True):
-                xs[v] = x
+                if xs[v] != x:
+                    xs[v] = x
+                    moved = True
+        still = 0 if moved else still + 1
     return xs
 
 

@@ -612,7 +612,8 @@ class Session(
             raise ValueError("nothing has run yet")
         if shown.read is not None:  # mid-drag: boxes out of view hold older numbers
             raise ValueError(
-                "a slider is being dragged: let go of it, and every number is read again"
+                "a value is still being moved: once the slider is let go (or its keys "
+                "pause), every number is read again; export then"
             )
         request = shown.request
         script = plain_script(request.program, shown.result, request.zero_grad_after)
