@@ -50,6 +50,7 @@ from gui.model.views.graph_caption import (
     failure_text,
     step_labels,
 )
+from gui.widgets import gui_thread_collections
 from gui.widgets.elided_label import ElidedLabel
 from gui.widgets.graph_items import GraphItems
 from gui.widgets.graph_search_box import GraphSearchBox
@@ -409,6 +410,7 @@ class GraphPanel(QWidget):
             self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
         with collector_paused():  # thousands of items, none of them garbage
             items = GraphItems(self._scene, graph, snapshot.layout)
+        gui_thread_collections.postpone()  # the first paint of them comes first
         self._scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self._items = items
         self._shown = None

@@ -81,3 +81,11 @@ def release() -> None:
         gc.collect()
         if collections.was_enabled:
             gc.enable()
+
+
+def postpone() -> None:
+    """The next look at the counts waits a whole interval: the window has just built
+    something big (a graph's thousands of items) that is about to be painted, and a full
+    collection over it (tens of milliseconds) would come first. Call on the GUI thread."""
+    if _COLLECTIONS and _COLLECTIONS[0].holders:
+        _COLLECTIONS[0].timer.start()  # (restarts a running timer)
