@@ -24,8 +24,10 @@ from gui.widgets.qt_text import SafeTextBrowser
 # What a snapshot must have changed for the pane to draw again: the selected node or step,
 # or the numbers behind them. A slider tick brings a new result, so it redraws too.
 RENDER_ON = frozenset({"selection", "result", "file"})
-# A drawing slower than this (big tensors) makes further value-only updates wait
-# DEFERRED_DRAW_MS and coalesce, keeping slider ticks inside the window's budget.
+# A drawing that took more of the GUI thread's CPU than this (big tensors) makes further
+# value-only updates wait DEFERRED_DRAW_MS and coalesce while more runs are on their way
+# (a drag), keeping slider ticks inside the window's budget. CPU, not wall time: a machine
+# busy with other work must not make a small node's numbers lag behind.
 SLOW_DRAW_SECONDS = 0.008
 DEFERRED_DRAW_MS = 120
 
@@ -85,12 +87,13 @@ class NodeDetailsPanel(QWidget):
         """Show ``snapshot``'s selected node (or the empty state); skips unrelated changes.
 
         A new selection draws at once. New numbers for the same node draw at once too,
-        unless the last drawing was slow (big tensors): then they wait a moment, so a
-        dragged slider coalesces into one drawing instead of queueing many.
+        unless the last drawing was slow (big tensors) and another run is already on its
+        way: then they wait a moment, so a dragged slider coalesces into one drawing
+        instead of queueing many. The last result of a drag is drawn at once.
         """
         if self._drawn is not None and not (snapshot.changes & RENDER_ON):
             return
-        if self._slow and "selection" not in snapshot.changes:
+        if self._slow and "selection" not in snapshot.changes and snapshot.running:
             self._pending = snapshot
             if not self._timer.isActive():
                 self._timer.start()
@@ -104,7 +107,7 @@ class NodeDetailsPanel(QWidget):
     def _draw(self, snapshot: Snapshot) -> None:
         self._pending = None
         self._timer.stop()
-        start = time.perf_counter()
+        start = time.thread_time()
         node = selected_node(snapshot)
         self.close_button.setEnabled(node is not None)
         page = (
@@ -115,7 +118,7 @@ class NodeDetailsPanel(QWidget):
         if page != self._drawn:
             self.browser.setHtml(page)
             self._drawn = page
-        self._slow = time.perf_counter() - start > SLOW_DRAW_SECONDS
+        self._slow = time.thread_time() - start > SLOW_DRAW_SECONDS
 
     def _on_view_link(self, url: QUrl) -> None:
         if url.toString() != DETAILS_LINK:

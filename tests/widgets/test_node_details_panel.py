@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -191,13 +192,28 @@ def test_slow_drawings_make_value_updates_wait_and_coalesce(
     session.select_node(key_of(snapshot, "PowBackward0"))  # a selection draws at once
     before = text_of(panel)
     assert "PowBackward0" in before
-    session.set_input("x", 0, 0.5)
-    session.set_input("x", 0, 0.25)
+    # A drag: each result comes while the next run is already on its way.
+    mid_drag: list[Snapshot] = []
+    session.changed.disconnect(panel.render)
+    session.changed.connect(mid_drag.append)
+    try:
+        session.set_input("x", 0, 0.5)
+        session.set_input("x", 0, 0.25)
+    finally:
+        session.changed.disconnect(mid_drag.append)
+        session.changed.connect(panel.render)
+    for tick in mid_drag:
+        panel.render(replace(tick, running=True))
     assert text_of(panel) == before  # the new numbers wait for the timer...
     y, _ = chain_rule_in_torch([[0.25]])
     qtbot.waitUntil(lambda: f"leaving → y {shown(y.grad)}" in text_of(panel))  # type: ignore[arg-type]
     session.select_node(key_of(snapshot, "MulBackward0"))  # ...but a selection never waits
     assert "MulBackward0" in text_of(panel)
+    # The drag's last result, with no run after it, is drawn at once.
+    session.select_node(key_of(snapshot, "PowBackward0"))
+    session.set_input("x", 0, 0.75)
+    y, _ = chain_rule_in_torch([[0.75]])
+    assert f"leaving → y {shown(y.grad)}" in text_of(panel)  # type: ignore[arg-type]
 
 
 def test_old_tutorial_lesson_explains_that_the_call_failed(
