@@ -25,8 +25,10 @@ if TYPE_CHECKING:
     from gui.model.session.computed import Computed
 
 # Graphs with fewer nodes are read whole on every tick: a few hundred nodes cost a few
-# milliseconds, and nothing on screen could then be older than the tick.
-DETAIL_FROM_NODES = 1000
+# milliseconds, and nothing on screen could then be older than the tick. From here on the
+# reading is most of a tick (a 1,000-node chain's drag: 61 ms whole, 27 reading the view,
+# window_speed.py --chain 500 --drag; at 500 nodes both about 30).
+DETAIL_FROM_NODES = 500
 # More boxes in view than this (zoomed out over a big graph): read everything.
 MOST_DETAIL_NODES = 1500
 
