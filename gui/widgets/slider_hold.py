@@ -15,8 +15,8 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QAbstractSlider
 
 # How long key or wheel steps may pause and still be one gesture. A learner tapping an
-# arrow key presses every 150-250 ms; holding it repeats every 30-40 ms after a
-# half-second delay, with a key release before each repeat (marked as auto-repeat).
+# arrow key presses every 150-250 ms; holding it repeats every 30-40 ms (after a delay of
+# about half a second, which may end the gesture once: one whole read, harmless).
 SETTLE_MS = 300
 
 # The keys a focused QSlider moves its value with (QAbstractSlider::keyPressEvent).
@@ -76,8 +76,9 @@ class SliderHold(QObject):
             if event.key() in STEP_KEYS and event.modifiers() in _PLAIN_MODIFIERS:
                 if kind == QEvent.Type.KeyPress:
                     self._step_started()
-                elif not event.isAutoRepeat():
-                    self._settle.start()
+                # Counted from every key event, not only the release: a release can go
+                # astray (focus moved away with the key down) and must not hold forever.
+                self._settle.start()
         elif (
             kind == QEvent.Type.Wheel
             and isinstance(watched, QAbstractSlider)

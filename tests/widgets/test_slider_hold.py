@@ -40,15 +40,21 @@ def test_a_key_step_is_held_before_the_value_moves_and_settles_after_a_pause(
 def test_a_held_key_repeats_without_settling(qtbot: QtBot) -> None:
     slider, _hold, seen, _ = _watched(qtbot)
     qtbot.keyPress(slider, Qt.Key.Key_Left)
-    for _ in range(3):  # a held key: a release and a press per repeat, both marked
+    for _ in range(4):  # a held key: a release and a press per repeat, both marked
+        qtbot.wait(slider_hold.SETTLE_MS // 2)
         for kind in (QEvent.Type.KeyRelease, QEvent.Type.KeyPress):
             QApplication.sendEvent(
                 slider, QKeyEvent(kind, Qt.Key.Key_Left, Qt.KeyboardModifier.NoModifier, "", True)
             )
-        qtbot.wait(slider_hold.SETTLE_MS // 2)
-    qtbot.wait(slider_hold.SETTLE_MS)
-    assert seen == [True] and slider.value() == 46  # still held: the key was never let go
+    assert seen == [True] and slider.value() == 45  # never paused for a whole SETTLE_MS
     qtbot.keyRelease(slider, Qt.Key.Key_Left)
+    qtbot.waitUntil(lambda: seen == [True, False], timeout=slider_hold.SETTLE_MS * 10)
+
+
+def test_a_release_that_never_comes_still_ends_the_hold(qtbot: QtBot) -> None:
+    slider, _hold, seen, _ = _watched(qtbot)
+    qtbot.keyPress(slider, Qt.Key.Key_Right)  # focus moves away: the release goes elsewhere
+    assert seen == [True]
     qtbot.waitUntil(lambda: seen == [True, False], timeout=slider_hold.SETTLE_MS * 10)
 
 
