@@ -98,6 +98,7 @@ def paint_ms(bench: window_speed.Bench) -> float:
 def window_report(name: str, code: str, shots: Path | None) -> None:
     bench = window_speed.build_window()
     bench.app.processEvents()
+    window_speed.warm_engine(bench)
     window_speed.load_case(
         bench, Document(Program(code="x = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()"))
     )

@@ -536,6 +536,20 @@ def cases(only: list[str] | None = None) -> list[tuple[str, Document]]:
     return found
 
 
+def warm_engine(bench: Bench) -> None:
+    """Wait until the engine has finished warming up, as a window open for a few seconds
+    has: two different small programs, the second of which runs in the first spare forked
+    after the engine's warm-up (``gui.model.engine.fork_server``: a new program right after
+    start-up waits for it, 1-2 s here, which a first-picture figure must not count)."""
+    for factor in (2, 3):
+        load_case(
+            bench,
+            Document(
+                Program(code=f"w = torch.ones(2, requires_grad=True)\nz = (w * {factor}).sum()")
+            ),
+        )
+
+
 def load_case(bench: Bench, document: Document) -> int:
     """Show ``document`` and wait for its first result; the number of graph nodes."""
     bench.session.load(document)
