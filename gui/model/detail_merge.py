@@ -40,19 +40,22 @@ def merge(base: RunResult, partial: RunResult) -> RunResult | None:
     do not fit (then the run must be made again, whole)."""
     if not is_partial(partial):
         return partial
-    merged: dict[int, Graph] = {}  # by the partial graph's identity: one merge each
+    # By the identities of the partial graph and its base: one merge each. Not by the
+    # partial graph alone: an answer may share one graph object between its graph and a
+    # step's (pickle keeps sharing), and its merge over one base is no merge over another.
+    merged: dict[tuple[int, int], Graph] = {}
 
     def completed(graph: Graph | None, over: Graph | None) -> Graph | None:
         if graph is None or not graph.partial:
             return graph
-        done = merged.get(id(graph))
+        if over is None:
+            return None
+        done = merged.get((id(graph), id(over)))
         if done is None:
-            if over is None:
-                return None
             done = _merged_graph(over, graph)
             if done is None:
                 return None
-            merged[id(graph)] = done
+            merged[id(graph), id(over)] = done
         return done
 
     graph = completed(partial.graph, base.graph)

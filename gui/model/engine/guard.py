@@ -174,6 +174,14 @@ def guarded_getattr(obj: object, name: str) -> object:
         raise TypeError("attribute name must be string")
     if name == safety.READABLE_CLASS_ATTRIBUTE:
         return _guarded_type(obj)  # `x.__class__` is `type(x)`, with its checks
+    bound = getattr(obj, "__self__", None) if type(obj) is super else None
+    if isinstance(bound, torch.Tensor):
+        # No program class builds on a tensor, so `super(torch.Tensor, t).name` only ever
+        # skips torch.Tensor's own entries, where the app's stand-ins sit (`numpy` copying
+        # whole numbers, `new_tensor` reading tuples...): inside a backward's hook, where no
+        # torch function mode looks the name up on torch.Tensor again, it was torch's
+        # native method, and `numpy()` shared saved indices' memory (round 12). It is `t.name`.
+        return guarded_getattr(bound, name)
     if type(obj) is NodeView:  # the node's own attribute, read as the node's, then viewed
         return node_view(guarded_getattr(obj._node, name))
     if name not in _OK_NAMES:
@@ -194,13 +202,14 @@ def guarded_getattr(obj: object, name: str) -> object:
         return RawSavedTensor(obj, name)  # never torch's bare reference (see autograd_nodes)
     if name == "metadata" and isinstance(obj, torch.autograd.graph.Node):
         raise CodeRefusedAtRuntime(f"`{_describe(obj, name)}` is not available: {_NODE_METADATA}")
-    if name == "data" and isinstance(obj, torch.Tensor) and not _has_fractions(obj):
+    subject = _tensor_subject(obj)
+    if name == "data" and isinstance(subject, torch.Tensor) and not _has_fractions(subject):
         # torch's `.data` is the same memory with a version counter of its own: changed in
         # place (`idx.data.fill_(10**7)`), the indices a backward saved (max pooling's,
         # an embedding's input) changed without torch knowing, and its kernels wrote where
         # they pointed. `detach()` is the same memory with the same counter: torch then
         # refuses the backward ("modified by an inplace operation"). Fractions index nothing.
-        return obj.detach()
+        return subject.detach()
     value = getattr(obj, name)
     if type(value) in _SAFE_TYPES:
         return value
@@ -214,8 +223,8 @@ def guarded_getattr(obj: object, name: str) -> object:
         raise CodeRefusedAtRuntime(f"`{_describe(obj, name)}` is not available: {problem}")
     if name in _NODE_NAMES:
         return node_view(value)  # read, never called (see autograd_nodes.NodeView)
-    if name == "view" and (isinstance(obj, torch.Tensor) or obj is torch.Tensor):
-        return _checked_view(obj if isinstance(obj, torch.Tensor) else None)
+    if name == "view" and subject is not None:
+        return _checked_view(subject if isinstance(subject, torch.Tensor) else None)
     if name in safety.ALLOWED_HOOK_NAMES or name == "apply":
         program_code.note_in_autograd()
     if (
@@ -237,6 +246,22 @@ def guarded_getattr(obj: object, name: str) -> object:
         if owner is not None and owner not in PROGRAM_CLASSES:
             return instances_only(owner, value)
     return value
+
+
+def _tensor_subject(obj: object) -> torch.Tensor | type[torch.Tensor] | None:
+    """The tensor a read from ``obj`` is a read of (``torch.Tensor`` itself for a read of
+    an unbound method), or ``None``. The rules for a tensor's ``.data`` and ``.view`` hold
+    however the program reaches torch's own: ``super(torch.Tensor, i).data`` and
+    ``super(torch.Tensor, i).view(torch.float64)`` (``x.__class__`` is ``torch.Tensor``)
+    are ``i``'s, and ``torch.nn.Parameter.view`` is ``torch.Tensor.view`` (round 12: the
+    bare ``.data`` of whole numbers, then a backward wrote where they pointed)."""
+    if type(obj) is super:
+        obj = getattr(obj, "__self__", None)
+    if isinstance(obj, torch.Tensor):
+        return obj
+    if isinstance(obj, type) and issubclass(obj, torch.Tensor):
+        return torch.Tensor
+    return None
 
 
 def _found_through_super(view: object, name: str) -> type | None:

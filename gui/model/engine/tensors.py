@@ -235,27 +235,35 @@ def recorded_value(t: torch.Tensor) -> TensorData | torch.Tensor:
 
 class DeferredRead:
     """A forward value kept unread (a run that reads only some nodes: see
-    :class:`~gui.model.request.Detail`, where most are never read): the tensor (held, as
-    a whole run's big values are) and its version when recorded. Read later only if no
-    in-place change touched it since (:meth:`read`): the numbers it had then, exactly.
+    :class:`~gui.model.request.Detail`, where most are never read): the tensor, its version
+    when recorded, and its numbers then (a copy when small, as :func:`snapshot` keeps them
+    for a whole run). Read later only if no in-place change touched it since
+    (:meth:`read`): the numbers it had then, exactly.
+
+    The copy is what makes them exact: the version counter sees no write through memory
+    shared under another counter (``y.data.mul_(100)``, ``y.detach().numpy()[:] = 0``,
+    ``w.data = y.detach()`` then ``w.mul_(2)``), and a late read of the tensor itself
+    showed those numbers where a whole run shows the recorded ones (round 12).
     """
 
-    __slots__ = ("tensor", "version")
+    __slots__ = ("numbers", "tensor", "version")
 
     def __init__(self, t: torch.Tensor) -> None:
         self.tensor = t
         self.version = t._version
+        numbers = t.detach()
+        self.numbers = numbers.clone() if numbers.numel() <= FULL_VALUES_LIMIT else numbers
 
     @property
     def shape(self) -> torch.Size:
-        return self.tensor.shape
+        return self.numbers.shape
 
     def read(self) -> TensorData:
         """Its numbers as recorded; if it changed in place since, its shape and dtype with
         statistics that are not numbers (the forward value is gone: a run that reads
         every node, as the window makes once a drag ends, reads it when recorded)."""
-        t = self.tensor.detach()  # (shares the version counter)
-        if t._version == self.version:
+        t = self.numbers
+        if self.tensor._version == self.version:
             return read_tensor_data(t)
         return TensorData(tuple(t.shape), dtype_name(t.dtype), None, NO_NUMBERS)
 

@@ -260,6 +260,11 @@ class Autosave:
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not self._file_written:
             self._keep_foreign_copy()
+        elif os.path.islink(self.file):
+            # The copy is the app's own file, never a link: a link put in its place since
+            # the last write would have the atomic save replace the file it names (a
+            # user's file, lost) rather than the copy. The link goes, not its target.
+            self.file.unlink()
         write_text_atomically(self.file, text)
         self._file_written = True
         self._written, self._waiting = self._waiting, None
