@@ -9,6 +9,7 @@ module too, and must never load Qt.
 from __future__ import annotations
 
 import ast
+import copy
 import copyreg
 import io
 import pickle
@@ -23,7 +24,7 @@ import pytest
 import torch
 
 from gui.model.export.script import GRADS_HEADER
-from gui.model.result import Graph, StepRecord, TensorData
+from gui.model.result import Graph, RunResult, StepRecord, TensorData
 from gui.model.session import Session, Snapshot, load_session
 from gui.model.tensor_format import format_tensor
 from gui.resources import lesson_paths
@@ -402,3 +403,22 @@ def records_bytes(message: object) -> bytes:
     buffer = io.BytesIO()
     _RecordsPickler(buffer, protocol=5).dump(message)
     return buffer.getvalue()
+
+
+def forged(record: Any, **fields: Any) -> Any:
+    """A copy of the frozen record ``record`` with ``fields`` replaced, no check run: what
+    only a process past the Python wall could send the window."""
+    changed = copy.copy(record)
+    for name, value in fields.items():
+        object.__setattr__(changed, name, value)
+    return changed
+
+
+def through_the_wire(result: RunResult) -> RunResult:
+    """``result`` as the window reads it from the engine (pickled, then ``wire.loads``)."""
+    from gui.model import wire
+    from gui.model.result import Answer
+
+    answer = wire.loads(pickle.dumps(Answer(1, result)))
+    assert type(answer) is Answer and type(answer.result) is RunResult
+    return answer.result

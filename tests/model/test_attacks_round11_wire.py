@@ -12,7 +12,6 @@ refuses whole numbers past 64 bits wherever they are (``wire_tensors.check_atoms
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import pickle
 from typing import Any
@@ -23,6 +22,7 @@ from gui.model import wire
 from gui.model.engine.run import run_program
 from gui.model.request import Program, RunRequest
 from gui.model.result import Answer, RunResult, TensorData
+from tests.fixtures import forged
 
 CODE = (
     "x = torch.tensor([0.5, -0.3], requires_grad=True)\n"
@@ -41,41 +41,35 @@ def small() -> RunResult:
     return result
 
 
-def _set(record: Any, **fields: Any) -> Any:
-    changed = copy.copy(record)
-    for name, value in fields.items():
-        object.__setattr__(changed, name, value)
-    return changed
-
-
 def printed_line(result: RunResult) -> RunResult:
-    return _set(result, printed=tuple(_set(p, line=HUGE) for p in result.printed))
+    return forged(result, printed=tuple(forged(p, line=HUGE) for p in result.printed))
 
 
 def steps_left_out(result: RunResult) -> RunResult:
-    return _set(result, steps_left_out=HUGE)
+    return forged(result, steps_left_out=HUGE)
 
 
 def saved_value(result: RunResult) -> RunResult:
     graph = result.graph
     assert graph is not None
     nodes = tuple(
-        _set(n, saved=tuple(_set(s, value=HUGE, tensor=None) for s in n.saved)) for n in graph.nodes
+        forged(n, saved=tuple(forged(s, value=HUGE, tensor=None) for s in n.saved))
+        for n in graph.nodes
     )
     assert any(n.saved for n in nodes)
-    return _set(result, graph=_set(graph, nodes=nodes))
+    return forged(result, graph=forged(graph, nodes=nodes))
 
 
 def tensor_dimension(result: RunResult) -> RunResult:
     info = result.tensors["x"]
     value = dataclasses.replace(info.value, shape=(HUGE,), values=None)
-    return _set(result, tensors={**result.tensors, "x": _set(info, value=value)})
+    return forged(result, tensors={**result.tensors, "x": forged(info, value=value)})
 
 
 def tensor_value(result: RunResult) -> RunResult:
     info = result.tensors["n"]
     value: TensorData = dataclasses.replace(info.value, values=[HUGE, -HUGE])
-    return _set(result, tensors={**result.tensors, "n": _set(info, value=value)})
+    return forged(result, tensors={**result.tensors, "n": forged(info, value=value)})
 
 
 PLACES = [printed_line, steps_left_out, saved_value, tensor_dimension, tensor_value]
@@ -95,13 +89,13 @@ def test_an_answer_with_a_number_too_long_to_print_is_refused(small: RunResult, 
 
 
 def test_numbers_of_64_bits_still_load(small: RunResult) -> None:
-    edge = _set(small, steps_left_out=2**63 - 1)
+    edge = forged(small, steps_left_out=2**63 - 1)
     info = small.tensors["n"]
-    edge = _set(
+    edge = forged(
         edge,
         tensors={
             **small.tensors,
-            "n": _set(info, value=dataclasses.replace(info.value, values=[2**63 - 1, -(2**63)])),
+            "n": forged(info, value=dataclasses.replace(info.value, values=[2**63 - 1, -(2**63)])),
         },
     )
     answer = wire.loads(pickle.dumps(Answer(1, edge)))
@@ -113,7 +107,7 @@ def summary_mean(result: RunResult) -> RunResult:
     info = result.tensors["x"]
     summary = dataclasses.replace(info.value.summary or _any_summary(), mean=complex(1, 1))
     value = dataclasses.replace(info.value, summary=summary)
-    return _set(result, tensors={**result.tensors, "x": _set(info, value=value)})
+    return forged(result, tensors={**result.tensors, "x": forged(info, value=value)})
 
 
 def _any_summary() -> Any:
@@ -123,11 +117,11 @@ def _any_summary() -> Any:
 
 
 def step_value(result: RunResult) -> RunResult:
-    return _set(result, step_values=(complex(float("nan"), 1.0),))
+    return forged(result, step_values=(complex(float("nan"), 1.0),))
 
 
 def elapsed(result: RunResult) -> RunResult:
-    return _set(result, elapsed_seconds=complex(1e308, 1e308))
+    return forged(result, elapsed_seconds=complex(1e308, 1e308))
 
 
 COMPLEX_PLACES = [summary_mean, step_value, elapsed]
@@ -148,7 +142,7 @@ def test_complex_values_of_a_tensor_load_as_numbers(small: RunResult) -> None:
     value = dataclasses.replace(info.value, values=odd)
     answer = wire.loads(
         pickle.dumps(
-            Answer(1, _set(small, tensors={**small.tensors, "x": _set(info, value=value)}))
+            Answer(1, forged(small, tensors={**small.tensors, "x": forged(info, value=value)}))
         )
     )
     assert type(answer) is Answer
@@ -168,11 +162,11 @@ def long_error_message(result: RunResult) -> RunResult:
 
     error = Explanation(kind="other-error", message="m", explanation="e", fix="f")
     object.__setattr__(error, "message", "b" * 300_000)
-    return _set(result, error=error)
+    return forged(result, error=error)
 
 
 def long_printed_text(result: RunResult) -> RunResult:
-    return _set(result, printed=tuple(_set(p, text="a\n" * 150_000) for p in result.printed))
+    return forged(result, printed=tuple(forged(p, text="a\n" * 150_000) for p in result.printed))
 
 
 LONG_TEXTS = [long_error_message, long_printed_text]
@@ -194,6 +188,6 @@ def test_texts_as_the_engine_bounds_them_still_load(small: RunResult) -> None:
 
     error = Explanation(kind="other-error", message="b" * 300_000, explanation="e", fix="f")
     assert len(error.message) <= MAX_TEXT_CHARS
-    printed = tuple(_set(p, text=bounded_text("a\n" * 150_000)) for p in small.printed)
-    answer = wire.loads(pickle.dumps(Answer(1, _set(small, error=error, printed=printed))))
+    printed = tuple(forged(p, text=bounded_text("a\n" * 150_000)) for p in small.printed)
+    answer = wire.loads(pickle.dumps(Answer(1, forged(small, error=error, printed=printed))))
     assert type(answer) is Answer and answer.result.error == error

@@ -18,20 +18,19 @@ Merges are now remembered per partial graph and base.
 
 from __future__ import annotations
 
-import copy
 import math
-import pickle
 from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from gui.model import detail_merge, wire
+from gui.model import detail_merge
 from gui.model.engine.run import run_program
 from gui.model.request import Detail, Program, RunRequest
-from gui.model.result import Answer, GraphEdge, RunResult, TensorData, TensorSummary
+from gui.model.result import GraphEdge, RunResult, TensorData, TensorSummary
 from gui.model.session.computed import compute
 from gui.model.session.layouts import LayoutCache
+from tests.fixtures import forged, through_the_wire
 
 CODE = (
     "w = torch.tensor([0.4, -0.7], requires_grad=True)\n"
@@ -67,37 +66,26 @@ def partial(shown: RunResult) -> RunResult:
     return result
 
 
-def _set(record: Any, **fields: Any) -> Any:
-    changed = copy.copy(record)
-    for name, value in fields.items():
-        object.__setattr__(changed, name, value)
-    return changed
-
-
-def _read(result: RunResult) -> RunResult:
-    answer = wire.loads(pickle.dumps(Answer(1, result)))
-    assert type(answer) is Answer and type(answer.result) is RunResult
-    return answer.result
-
-
 def _graphs(result: RunResult, change: Any) -> RunResult:
     """``result`` with ``change`` applied to its graph and to each step's partial graph."""
     graph = change(result.graph)
     steps = tuple(
-        _set(s, graph=change(s.graph)) if s.graph is not None and s.graph.partial else s
+        forged(s, graph=change(s.graph)) if s.graph is not None and s.graph.partial else s
         for s in result.steps
     )
-    return _set(result, graph=graph, steps=steps)
+    return forged(result, graph=graph, steps=steps)
 
 
 def node_not_in_base(result: RunResult) -> RunResult:
-    return _graphs(result, lambda g: _set(g, nodes=(*g.nodes, _set(g.nodes[0], key="9999:Forged"))))
+    return _graphs(
+        result, lambda g: forged(g, nodes=(*g.nodes, forged(g.nodes[0], key="9999:Forged")))
+    )
 
 
 def other_kind(result: RunResult) -> RunResult:
     def change(g: Any) -> Any:
         first = next(n for n in g.nodes if n.kind == "function")
-        return _set(g, nodes=tuple(_set(n, kind="leaf") if n is first else n for n in g.nodes))
+        return forged(g, nodes=tuple(forged(n, kind="leaf") if n is first else n for n in g.nodes))
 
     return _graphs(result, change)
 
@@ -105,10 +93,10 @@ def other_kind(result: RunResult) -> RunResult:
 def other_saved(result: RunResult) -> RunResult:
     def change(g: Any) -> Any:
         nodes = tuple(
-            _set(n, saved=tuple(_set(s, name=s.name + "x") for s in n.saved)) if n.saved else n
+            forged(n, saved=tuple(forged(s, name=s.name + "x") for s in n.saved)) if n.saved else n
             for n in g.nodes
         )
-        return _set(g, nodes=nodes)
+        return forged(g, nodes=nodes)
 
     return _graphs(result, change)
 
@@ -116,18 +104,18 @@ def other_saved(result: RunResult) -> RunResult:
 def fewer_saved(result: RunResult) -> RunResult:
     return _graphs(
         result,
-        lambda g: _set(
-            g, nodes=tuple(_set(n, saved=n.saved[1:]) if n.saved else n for n in g.nodes)
+        lambda g: forged(
+            g, nodes=tuple(forged(n, saved=n.saved[1:]) if n.saved else n for n in g.nodes)
         ),
     )
 
 
 def other_structure(result: RunResult) -> RunResult:
-    return _graphs(result, lambda g: _set(g, structure_key="forged"))
+    return _graphs(result, lambda g: forged(g, structure_key="forged"))
 
 
 def more_steps(result: RunResult) -> RunResult:
-    return _set(result, steps=result.steps + result.steps)
+    return forged(result, steps=result.steps + result.steps)
 
 
 @pytest.mark.parametrize(
@@ -136,20 +124,22 @@ def more_steps(result: RunResult) -> RunResult:
 def test_a_partial_answer_that_does_not_fit_is_refused(
     shown: RunResult, partial: RunResult, tamper: Any
 ) -> None:
-    assert detail_merge.merge(shown, _read(tamper(partial))) is None
+    assert detail_merge.merge(shown, through_the_wire(tamper(partial))) is None
 
 
 def test_a_partial_base_takes_nothing(shown: RunResult, partial: RunResult) -> None:
     assert detail_merge.merge(partial, partial) is None
-    assert detail_merge.merge(_set(shown, graph=None), partial) is None
+    assert detail_merge.merge(forged(shown, graph=None), partial) is None
 
 
 def test_the_edges_a_partial_answer_claims_are_not_taken(
     shown: RunResult, partial: RunResult
 ) -> None:
     assert shown.graph is not None
-    forged = (GraphEdge("output", "output"), GraphEdge("nowhere", shown.graph.nodes[0].key))
-    merged = detail_merge.merge(shown, _read(_graphs(partial, lambda g: _set(g, edges=forged))))
+    claimed = (GraphEdge("output", "output"), GraphEdge("nowhere", shown.graph.nodes[0].key))
+    merged = detail_merge.merge(
+        shown, through_the_wire(_graphs(partial, lambda g: forged(g, edges=claimed)))
+    )
     assert merged is not None and merged.graph is not None and not merged.graph.partial
     assert merged.graph.edges == shown.graph.edges
     assert [n.key for n in merged.graph.nodes] == [n.key for n in shown.graph.nodes]
@@ -164,11 +154,11 @@ def test_numbers_that_are_not_numbers_merge_as_numbers(
     )
 
     def change(g: Any) -> Any:
-        return _set(
-            g, nodes=tuple(_set(n, value=odd if i % 2 else huge) for i, n in enumerate(g.nodes))
+        return forged(
+            g, nodes=tuple(forged(n, value=odd if i % 2 else huge) for i, n in enumerate(g.nodes))
         )
 
-    merged = detail_merge.merge(shown, _read(_graphs(partial, change)))
+    merged = detail_merge.merge(shown, through_the_wire(_graphs(partial, change)))
     assert merged is not None and merged.graph is not None
     read = {n.key for n in partial.graph.nodes}  # type: ignore[union-attr]
     values = [n.value for n in merged.graph.nodes if n.key in read]
@@ -181,15 +171,15 @@ def test_a_graph_shared_by_the_answer_and_a_step_is_checked_against_each_base(
     # One partial graph object both as the result's graph and as a step's (pickle keeps
     # such sharing): its merge over the result's graph is no merge over the step's own.
     assert partial.graph is not None and shown.steps[0].graph is not None
-    other_base = _set(
+    other_base = forged(
         shown,
         steps=(
-            _set(shown.steps[0], graph=_set(shown.steps[0].graph, structure_key="other")),
+            forged(shown.steps[0], graph=forged(shown.steps[0].graph, structure_key="other")),
             *shown.steps[1:],
         ),
     )
-    shared = _read(
-        _set(partial, steps=(_set(partial.steps[0], graph=partial.graph), *partial.steps[1:]))
+    shared = through_the_wire(
+        forged(partial, steps=(forged(partial.steps[0], graph=partial.graph), *partial.steps[1:]))
     )
     merged = detail_merge.merge(other_base, shared)
     assert merged is None or all(
@@ -205,14 +195,18 @@ def test_a_partial_answer_to_the_whole_run_is_an_engine_error(
 
     def engine(request: RunRequest) -> RunResult:
         asked.append(request)
-        return _read(other_structure(partial))  # never fits, and partial again when whole
+        return through_the_wire(
+            other_structure(partial)
+        )  # never fits, and partial again when whole
 
     assert shown.graph is not None
     request = RunRequest(Program(code=CODE), detail=Detail(shown.graph.structure_key, ("0:x",)))
     done = compute(engine, LayoutCache(), request, show_saved=True, base=shown)
     assert [r.detail is None for r in asked] == [False, True]  # once again, whole; no more
     assert done.result.error is not None and done.result.graph is None
-    fits = compute(lambda r: _read(partial), LayoutCache(), request, show_saved=True, base=shown)
+    fits = compute(
+        lambda r: through_the_wire(partial), LayoutCache(), request, show_saved=True, base=shown
+    )
     assert fits.result.error is None and fits.result.graph is not None
     assert not fits.result.graph.partial and fits.read == detail_merge.read_keys(partial)
     assert replace(fits.result, graph=None, steps=()) == replace(partial, graph=None, steps=())

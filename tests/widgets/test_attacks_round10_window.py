@@ -13,7 +13,6 @@ refuses it, ``tests/model/test_attacks_round10_wire.py``.)
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import math
 import pickle
@@ -40,6 +39,7 @@ from gui.model.result import (
 )
 from gui.model.session import Session
 from gui.widgets.main_window import MainWindow
+from tests.fixtures import forged
 
 CODE = (
     "x = torch.tensor([0.5, -0.3], requires_grad=True)\n"
@@ -59,18 +59,11 @@ def base(engine_process: EngineProcess) -> RunResult:
     return result
 
 
-def _set(record: Any, **fields: Any) -> Any:
-    changed = copy.copy(record)
-    for name, value in fields.items():
-        object.__setattr__(changed, name, value)
-    return changed
-
-
 def _every_tensor(value: Any, change: Callable[[TensorData], TensorData]) -> Any:
     if isinstance(value, TensorData):
         return change(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _set(
+        return forged(
             value,
             **{
                 f.name: _every_tensor(getattr(value, f.name), change)
@@ -97,23 +90,23 @@ def tangled(result: RunResult) -> RunResult:
     edges = graph.edges + tuple(GraphEdge(k, k) for k in keys)
     edges += tuple(GraphEdge(e.target, e.source, e.kind, e.input_index) for e in graph.edges)
     edges += (GraphEdge("nowhere", keys[0]), GraphEdge(keys[-1], "nowhere", "data", 7))
-    graph = _set(graph, nodes=graph.nodes + graph.nodes, edges=edges, root="nowhere")
-    return _set(result, graph=graph)
+    graph = forged(graph, nodes=graph.nodes + graph.nodes, edges=edges, root="nowhere")
+    return forged(result, graph=graph)
 
 
 def misnumbered(result: RunResult) -> RunResult:
     def step(s: StepRecord) -> StepRecord:
-        flows = {k: _set(f, order=-(10**18)) for k, f in s.flows.items()}
+        flows = {k: forged(f, order=-(10**18)) for k, f in s.flows.items()}
         flows["nowhere"] = NodeFlow((None,), (None, None), 10**9)
-        return _set(s, index=10**6, line=10**9, flows=flows, tensor="nowhere")
+        return forged(s, index=10**6, line=10**9, flows=flows, tensor="nowhere")
 
-    return _set(
+    return forged(
         result,
         steps=tuple(step(s) for s in result.steps),
         steps_left_out=10**18,
         steps_gap=10**18,
-        printed=tuple(_set(p, line=-(10**9), after_step=10**9) for p in result.printed),
-        tensors={k: _set(v, line=10**9) for k, v in result.tensors.items()},
+        printed=tuple(forged(p, line=-(10**9), after_step=10**9) for p in result.printed),
+        tensors={k: forged(v, line=10**9) for k, v in result.tensors.items()},
         leaves=(*result.leaves, "nowhere"),
         step_values=(math.nan, math.inf, -math.inf, 1.7e308, None),
         elapsed_seconds=math.nan,
@@ -124,7 +117,7 @@ def not_numbers(result: RunResult) -> RunResult:
     nothing = TensorSummary(math.nan, math.inf, -math.inf, math.nan)
     return _every_tensor(
         result,
-        lambda t: _set(
+        lambda t: forged(
             t, values=_not_numbers(t.values), summary=None if t.summary is None else nothing
         ),
     )

@@ -13,23 +13,20 @@ ticks of a drag too. Nothing may raise, and the code on screen is never lost.
 
 from __future__ import annotations
 
-import copy
-import pickle
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QMessageBox, QTabWidget
 from pytestqt.qtbot import QtBot
 
-from gui.model import wire
 from gui.model.engine.run import run_program
 from gui.model.request import Program, RunRequest
-from gui.model.result import Answer, GraphNode, RunResult
+from gui.model.result import GraphNode, RunResult
 from gui.model.session import Session, drag_detail
 from gui.widgets.main_window import MainWindow
+from tests.fixtures import forged, through_the_wire
 
 STEPS = 12
 CODE = (
@@ -45,28 +42,15 @@ def base() -> RunResult:
     return result
 
 
-def _set(record: Any, **fields: Any) -> Any:
-    changed = copy.copy(record)
-    for name, value in fields.items():
-        object.__setattr__(changed, name, value)
-    return changed
-
-
-def _as_read(result: RunResult) -> RunResult:
-    answer = wire.loads(pickle.dumps(Answer(1, result)))
-    assert type(answer) is Answer and type(answer.result) is RunResult
-    return answer.result
-
-
 def _with_nodes(
     result: RunResult, nodes: tuple[GraphNode, ...], partial: bool = False
 ) -> RunResult:
     assert result.graph is not None
-    graph = _set(result.graph, nodes=nodes, partial=partial)
+    graph = forged(result.graph, nodes=nodes, partial=partial)
     if partial:
-        graph = _set(graph, edges=())
-    steps = tuple(_set(s, graph=graph) if s.graph is not None else s for s in result.steps)
-    return _set(result, graph=graph, steps=steps)
+        graph = forged(graph, edges=())
+    steps = tuple(forged(s, graph=graph) if s.graph is not None else s for s in result.steps)
+    return forged(result, graph=graph, steps=steps)
 
 
 def fewer(result: RunResult) -> RunResult:
@@ -77,13 +61,13 @@ def fewer(result: RunResult) -> RunResult:
 def renamed(result: RunResult) -> RunResult:
     assert result.graph is not None
     return _with_nodes(
-        result, tuple(_set(n, key=f"other{i}") for i, n in enumerate(result.graph.nodes))
+        result, tuple(forged(n, key=f"other{i}") for i, n in enumerate(result.graph.nodes))
     )
 
 
 def more(result: RunResult) -> RunResult:
     assert result.graph is not None
-    extra = tuple(_set(n, key=f"{n.key}+") for n in result.graph.nodes)
+    extra = tuple(forged(n, key=f"{n.key}+") for n in result.graph.nodes)
     return _with_nodes(result, result.graph.nodes + extra)
 
 
@@ -91,7 +75,7 @@ def kinds_changed(result: RunResult) -> RunResult:
     assert result.graph is not None
     kinds = ("leaf", "output", "saved", "constant", "function")
     nodes = tuple(
-        _set(n, kind=kinds[i % 5], owner="nowhere") for i, n in enumerate(result.graph.nodes)
+        forged(n, kind=kinds[i % 5], owner="nowhere") for i, n in enumerate(result.graph.nodes)
     )
     return _with_nodes(result, nodes)
 
@@ -130,7 +114,7 @@ def test_another_graph_under_the_key_on_screen_is_shown_without_raising(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    odd = _as_read(tamper(base))
+    odd = through_the_wire(tamper(base))
     answers = iter([base, odd, odd, base])
     window, session = _window(qtbot, tmp_path, monkeypatch, lambda request: next(answers, base))
     session.set_code(CODE)
@@ -155,7 +139,7 @@ def test_a_drag_whose_answers_are_all_partial_keeps_the_window_and_the_code(
     # Every tick is answered partially, also the whole run a misfit tick asks for.
     monkeypatch.setattr(drag_detail, "DETAIL_FROM_NODES", 5)
     assert base.graph is not None
-    lying = _as_read(_with_nodes(tamper(base), tamper(base).graph.nodes, partial=True))  # type: ignore[union-attr]
+    lying = through_the_wire(_with_nodes(tamper(base), tamper(base).graph.nodes, partial=True))  # type: ignore[union-attr]
     requests: list[RunRequest] = []
 
     def answers(request: RunRequest) -> RunResult:
