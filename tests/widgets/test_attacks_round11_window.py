@@ -27,7 +27,8 @@ from gui.model import wire
 from gui.model.result import Answer, RunResult, TensorData
 from gui.model.session import Session
 from gui.widgets.main_window import MainWindow
-from tests.widgets.test_attacks_round10_window import CODE, _every_tensor, _set, base
+from tests.fixtures import forged
+from tests.widgets.test_attacks_round10_window import CODE, _every_tensor, base
 
 __all__ = ["base"]  # the engine's real answer, the fixture the tampering starts from
 
@@ -50,7 +51,7 @@ def _complex(values: Any, numbers: list[int]) -> Any:
 def complex_as_real(result: RunResult) -> RunResult:
     """Every tensor's values complex; its dtype still the real one the engine said."""
     counter = [0]
-    return _every_tensor(result, lambda t: _set(t, values=_complex(t.values, counter)))
+    return _every_tensor(result, lambda t: forged(t, values=_complex(t.values, counter)))
 
 
 def complex_as_complex(result: RunResult) -> RunResult:
@@ -58,7 +59,7 @@ def complex_as_complex(result: RunResult) -> RunResult:
     counter = [0]
 
     def change(t: TensorData) -> TensorData:
-        return _set(t, values=_complex(t.values, counter), dtype="torch.complex64")
+        return forged(t, values=_complex(t.values, counter), dtype="torch.complex64")
 
     return _every_tensor(result, change)
 
@@ -74,14 +75,16 @@ def huge_numbers(result: RunResult) -> RunResult:
     base_ = misnumbered(result)
     graph = base_.graph
     assert graph is not None
-    nodes = tuple(_set(n, saved=tuple(_set(s, value=HUGE) for s in n.saved)) for n in graph.nodes)
-    return _set(
+    nodes = tuple(
+        forged(n, saved=tuple(forged(s, value=HUGE) for s in n.saved)) for n in graph.nodes
+    )
+    return forged(
         base_,
-        graph=_set(graph, nodes=nodes),
+        graph=forged(graph, nodes=nodes),
         steps_left_out=HUGE,
         steps_gap=HUGE,
-        printed=tuple(_set(p, line=HUGE, after_step=HUGE) for p in base_.printed),
-        tensors={k: _set(v, line=HUGE) for k, v in base_.tensors.items()},
+        printed=tuple(forged(p, line=HUGE, after_step=HUGE) for p in base_.printed),
+        tensors={k: forged(v, line=HUGE) for k, v in base_.tensors.items()},
     )
 
 
