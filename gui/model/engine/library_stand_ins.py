@@ -134,7 +134,7 @@ def _kl_divergence(p: Any, q: Any) -> Any:
         raise CodeRefusedAtRuntime(
             "`kl_divergence(p, q)` is not available on these objects: p and q must be "
             "distributions made with torch.distributions (Normal, Categorical, Bernoulli, "
-            "Independent)."
+            "Independent, Uniform, MultivariateNormal, Beta, Dirichlet)."
         )
     try:
         return torch.distributions.kl_divergence(p, q)

@@ -209,8 +209,14 @@ PACKED_SEQUENCE_METHODS: tuple[str, ...] = (
 # `constraints`/`transforms`/`kl` submodules, transforms (they cache their last input) and
 # the other classes; `kl_divergence` is the app's stand-in (`_kl_divergence`). A program
 # cannot subclass them (not in BASE_ROOTS) or write their attributes (the guard).
+# Round 12 (real code): `Uniform`, `MultivariateNormal` (VAE and Gaussian-process
+# tutorials), `Beta` (Thompson sampling, bounded PPO actions) and `Dirichlet`, which a
+# `Beta` holds: each keeps only tensors of its parameters, and its methods are tensor math
+# (`_standard_gamma`/`_sample_dirichlet` with their backward, `linalg.cholesky`,
+# `triangular_solve`), whose sizes torch checks; no registry, cache or class-level state.
 DISTRIBUTIONS_REVIEWED: tuple[str, ...] = (
     "Distribution", "Normal", "Categorical", "Bernoulli", "Independent",
+    "Uniform", "MultivariateNormal", "Beta", "Dirichlet",
 )  # fmt: skip
 # Not `expand`: its `_instance` argument (also the second positional one) is any object
 # the program names, on which it sets `loc`, `scale`, `probs`... with plain `setattr`

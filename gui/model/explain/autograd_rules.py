@@ -15,6 +15,7 @@ import re
 
 from gui.model.explain.graph_cuts import history
 from gui.model.explain.source import (
+    Made,
     assignments,
     attribute_receiver,
     inplace_target,
@@ -23,8 +24,16 @@ from gui.model.explain.source import (
     line_tree,
     made_before,
     no_grad_block,
+    program_tree,
+    segment,
 )
 from gui.model.explain.torch_rules import Advice, Found, Rule, rule_table
+from gui.model.explain.written import (
+    attribute_made_late,
+    inplace_written,
+    number_taken,
+    rebound_from_itself,
+)
 
 
 def _grad_call(source: str | None) -> tuple[str, list[str], str] | None:
@@ -104,6 +113,26 @@ def _optimize_non_leaf(f: Found) -> Advice:
                 f"Make `{name}` itself the leaf, asking for gradients after the arithmetic: "
                 f"`{fixed}`.",
             )
+    late_attribute = attribute_made_late(f.context.program, f.context.source_line)
+    if late_attribute is not None:
+        name, line, text, fixed = late_attribute
+        return Advice(
+            "An optimizer updates tensors in place, so it needs leaves: tensors made with "
+            f"`requires_grad=True` and not computed further. `{name}` is computed: on line "
+            f"{line} (`{text}`) the leaf is the tensor made with `requires_grad=True`, and "
+            f"`{name}` holds the result of more arithmetic on it.",
+            f"Make it the leaf itself, asking for gradients after the arithmetic: `{fixed}`.",
+        )
+    rebound = rebound_from_itself(f.context.program, f.context.source_line, f.line)
+    if rebound is not None:
+        name, line, text, fixed = rebound
+        return Advice(
+            "An optimizer updates tensors in place, so it needs leaves: tensors made with "
+            f"`requires_grad=True` and not computed further. Line {line} (`{text}`) replaced "
+            f"`{name}` with a result computed from the leaf it held, so `{name}` is no longer "
+            "a leaf (the gradient would go to the old tensor).",
+            f"Make the new tensor a leaf: `{fixed}` on line {line}.",
+        )
     return Advice(
         "An optimizer updates tensors in place, so it needs leaves: tensors made with "
         "`requires_grad=True` (or `nn.Parameter`s) and not computed further. One of the "
@@ -138,6 +167,14 @@ def _backward_on_number(f: Found) -> Advice:
         if made is not None
         else ""
     )
+    if made is not None and ".item()" in made.text and "=" in made.text:
+        running = " (a running total of tensors; or collect them and `torch.stack` them)"
+        fix = (
+            f"Drop `.item()` where gradients should flow: `{made.text.replace('.item()', '')}` "
+            f"on line {made.line}{running if isinstance(made.node, ast.AugAssign) else ''}; "
+            "take `.item()` only to print or log."
+        )
+        return Advice(f"`{name}` is {what}, not a tensor, so it has no `.backward()`.{source}", fix)
     if made is not None and re.search(r"np\.|\.numpy\(\)", made.text):
         fix = (
             f"Compute `{name}` with torch on the tensors themselves, without `.numpy()`: "
@@ -156,6 +193,80 @@ def _backward_on_number(f: Found) -> Advice:
     return Advice(f"`{name}` is {what}, not a tensor, so it has no `.backward()`.{source}", fix)
 
 
+def _made_by_inference_function(
+    program: str | None, source: str | None, line: int | None
+) -> tuple[str, Made, str, int] | None:
+    """``(name, made, function, decorator line)``: a name the line reads that the program
+    made by calling its own function decorated with ``@torch.inference_mode()``."""
+    tree = program_tree(program)
+    if tree is None:
+        return None
+    decorated = {
+        node.name: node.decorator_list[0].lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef)
+        and node.decorator_list
+        and any("inference_mode" in segment(program, d) for d in node.decorator_list)
+    }
+    for name in line_names(source):
+        made = made_before(program, name, line)
+        if made is None or made.value is None:
+            continue
+        for call in ast.walk(made.value):
+            func = call.func if isinstance(call, ast.Call) else None
+            if isinstance(func, ast.Name) and func.id in decorated:
+                return name, made, func.id, decorated[func.id]
+    return None
+
+
+def _made_in_inference_mode(
+    program: str | None, source: str | None
+) -> tuple[str, int, int, str] | None:
+    """``(target, block line, line, statement)``: an attribute or item the program sets
+    inside a ``with torch.inference_mode():`` block (``cache.emb = ...``) that the failing
+    line reads. Plain names are found through :func:`made_before` first."""
+    tree = program_tree(program)
+    if tree is None or not source:
+        return None
+    for block in ast.walk(tree):
+        if not isinstance(block, ast.With) or not any(
+            "inference_mode" in segment(program, item.context_expr) for item in block.items
+        ):
+            continue
+        for node in (n for stmt in block.body for n in ast.walk(stmt)):
+            if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+                continue
+            target = node.targets[0]
+            if not isinstance(target, ast.Attribute | ast.Subscript):
+                continue
+            written = segment(program, target)
+            if re.search(rf"(?<![\w.]){re.escape(written)}(?![\w(])", source):
+                return written, block.lineno, node.lineno, segment(program, node)
+    return None
+
+
+def _many_to_number(f: Found) -> Advice:
+    """``float(t)``, ``int(t)`` or ``t.item()`` on a tensor of several numbers."""
+    found = number_taken(f.context.source_line)
+    count = f.group("count")
+    holds = f"{count} numbers" if count else "more than one number"
+    if found is None:
+        return Advice(
+            f"A tensor on this line holds {holds}, and `.item()`, `float()` or `int()` turns "
+            "exactly one number into a Python number: torch will not guess which one (or "
+            "whether you meant their sum or mean).",
+            "Reduce it to one number first: `t.sum().item()` or `t.mean().item()`; take one "
+            "element: `t[0].item()`; or get them all as a list: `t.tolist()`.",
+        )
+    tensor, how = found
+    return Advice(
+        f"`{tensor}` holds {holds}, and `{how}` turns exactly one number into a Python number: "
+        "torch will not guess which one (or whether you meant their sum or mean).",
+        f"Reduce it first: `{tensor}.sum().item()` or `{tensor}.mean().item()`; take one "
+        f"element: `{tensor}[0].item()`; or get them all: `{tensor}.tolist()`.",
+    )
+
+
 def _inference_tensor(f: Found) -> Advice:
     program = f.context.program
     for name in line_names(f.context.source_line):
@@ -171,6 +282,30 @@ def _inference_tensor(f: Found) -> Advice:
             f"Compute `{name}` outside the block, or copy it into a normal tensor after the "
             f"block: `{name} = {name}.clone()` (the layers before it still get no gradient); "
             "use `torch.no_grad()` instead when the result is used for training later.",
+        )
+    decorated = _made_by_inference_function(program, f.context.source_line, f.line)
+    if decorated is not None:
+        name, made, function, line = decorated
+        return Advice(
+            f"`{name}` (line {made.line}: `{made.text}`) is made by `{function}`, which is "
+            f"decorated with `@torch.inference_mode()` (line {line}): everything it returns is "
+            "an inference tensor, which autograd can never record or save, even outside the "
+            "function, and this line needs to save one for its backward.",
+            f"Copy it into a normal tensor: `{name} = {name}.clone()` after line {made.line}; "
+            f"or decorate `{function}` with `@torch.no_grad()` instead when its result is "
+            "used for training later.",
+        )
+    inside = _made_in_inference_mode(program, f.context.source_line)
+    if inside is not None:
+        name, block_line, made_line, made_text = inside
+        return Advice(
+            f"`{name}` was made inside `with torch.inference_mode():` (line {block_line}; line "
+            f"{made_line}: `{made_text}`). Inference mode makes tensors that autograd can never "
+            "record or save, even later, outside the block, and this line needs to save one "
+            "for its backward.",
+            f"Compute `{name}` outside the block, or copy it into a normal tensor after the "
+            f"block: `{name} = {name}.clone()`; use `torch.no_grad()` instead when the result "
+            "is used for training later.",
         )
     return Advice(
         "A tensor made inside `torch.inference_mode()` reached code autograd records. "
@@ -236,6 +371,19 @@ def _view_inplace(f: Found) -> Advice:
     name = inplace_target(line) or "v"
     made = made_before(f.context.program, name, f.line)
     where = f" (line {made.line}: `{made.text}`)" if made is not None else ""
+    written = inplace_written(line, f.context.program, f.line)
+    if written is not None and written != name and written.startswith(name) and made:
+        # `parts[0].mul_(2)` with `parts = x.unbind(0)`: the view is the item, `parts`
+        # the tuple of them (which cannot take an item assignment).
+        op = f.group("op") or "that function"
+        return Advice(
+            f"`{written}` is one of several views that `{op.lower()}` returns: `{name}` is "
+            f"made on line {made.line} (`{made.text}`), windows onto the same numbers. "
+            "Autograd cannot track an in-place change through such views, so it refuses.",
+            f"Copy the pieces first: `{name} = [p.clone() for p in {name}]` before this line "
+            "(separate tensors you may change), or write the change out of place and put the "
+            "pieces back together with `torch.stack` or `torch.cat`.",
+        )
     if f.group("nograd"):
         return Advice(
             f"`{name}`{where} is a view (a window onto another tensor's numbers) made with "
@@ -354,6 +502,13 @@ AUTOGRAD_RULES: tuple[Rule, ...] = (
             _input_no_grad,
         ),
         ("optimize-non-leaf", r"can't optimize a non-leaf Tensor", "", _optimize_non_leaf),
+        (
+            "many-to-number",
+            r"only one element tensors can be converted to Python scalars"
+            r"|a Tensor with (?P<count>\d+) elements cannot be converted to Scalar",
+            "",
+            _many_to_number,
+        ),
         (
             "inference-tensor",
             r"Inference tensors cannot be saved for backward"

@@ -20,6 +20,7 @@ from gui.model.explain.source import (
     assignments,
     differentiated,
     line_tree,
+    made_before,
     program_tree,
     segment,
 )
@@ -256,6 +257,15 @@ def _earlier_backward(program: str | None, subject: str, line: int) -> Story | N
             f"Keep the graph for the second pass: `{keep}` on line {previous.line}; or get "
             "everything in one pass (`torch.autograd.grad` takes a list of inputs).",
         )
+    alias = _alias_statement(program, subject, previous.receiver, line)
+    if alias is not None:
+        return (
+            f"`{previous.receiver}` and `{subject}` are one tensor under two names (line "
+            f"{alias.line}: `{alias.text}`), so line {previous.line} (`{previous.text}`) "
+            f"already ran a backward pass through `{subject}`'s graph. {_FREED}",
+            f"Keep the graph for the second pass: `{keep}` on line {previous.line}; or "
+            "get everything in one pass (`torch.autograd.grad` takes a list of inputs).",
+        )
     mine = {(m.name, m.line): m for m in history(program, subject, line)}
     theirs = {(m.name, m.line) for m in history(program, previous.receiver, previous.line)}
     shared = sorted(
@@ -285,6 +295,23 @@ def _earlier_backward(program: str | None, subject: str, line: int) -> Story | N
         f"into `{common.name}`'s graph (a GAN's discriminator step on generated samples), use "
         f"`{common.name}.detach()` when computing `{first}`.",
     )
+
+
+def _alias_statement(program: str | None, subject: str, other: str, line: int) -> Made | None:
+    """The statement that made ``subject`` and ``other`` one tensor: ``a = b = expr``, or
+    ``b = a`` (each way round), when it is the last binding of both before ``line``."""
+    made = made_before(program, subject, line)
+    theirs = made_before(program, other, line)
+    if made is None or theirs is None:
+        return None
+    same = (made.node.lineno, made.node.col_offset) == (theirs.node.lineno, theirs.node.col_offset)
+    if same and isinstance(made.node, ast.Assign):
+        return made  # a = b = expr
+    for one, two, last in ((made, other, theirs), (theirs, subject, made)):
+        # `b = a`, and `a` not bound again after it
+        if isinstance(one.value, ast.Name) and one.value.id == two and last.line <= one.line:
+            return one
+    return None
 
 
 def why_freed(program: str | None, subject: str, line: int | None) -> Story | None:

@@ -39,6 +39,10 @@ def integer_leaf(source: str | None) -> IntegerLeaf | None:
         if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
             target = node.targets[0].id
             break
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Attribute):
+            # `self.scale = nn.Parameter(torch.tensor([1, 2]))`: the attribute, as written
+            target = ast.get_source_segment(text, node.targets[0]) or ast.unparse(node.targets[0])
+            break
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
@@ -49,6 +53,9 @@ def integer_leaf(source: str | None) -> IntegerLeaf | None:
         if any(k.arg == "requires_grad" for k in node.keywords):
             call = ast.get_source_segment(text, node) or ast.unparse(node)
             return IntegerLeaf(target, False, _as_float(text, call))
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name == "Parameter" and target is not None:
+            return IntegerLeaf(target, False, "")  # nn.Parameter asks for gradients itself
     for node in ast.walk(tree):
         if (
             isinstance(node, ast.Assign)

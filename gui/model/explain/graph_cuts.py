@@ -222,10 +222,11 @@ def _own_cut(program: str | None, made: Made, subject: str) -> Cut | None:
                 + f", which do not change smoothly with the weights, so autograd records no "
                 f"gradient through it{later}.",
                 f"Compute the loss from the raw scores instead, e.g. "
-                f"`nn.functional.cross_entropy({_scores(program, node)}, labels)` for class "
+                f"`nn.functional.cross_entropy({_raw_scores(program, node)}, "
+                f"{_labels(program, node, 'labels')})` for class "
                 f"scores or `nn.functional.binary_cross_entropy_with_logits("
-                f"{_scores(program, node)}, targets)`; keep "
-                f"`{step or 'the comparison'}` for accuracy and printing.",
+                f"{_raw_scores(program, node)}, {_labels(program, node, 'targets')})`; keep "
+                f"`{written}` for accuracy and printing.",
             )
     return None
 
@@ -241,14 +242,29 @@ def _rebuilt(
         return None  # torch.tensor([1., 2.]): data, not a cut
     written, rebuild = segment(program, arg), segment(program, call)
     numbers = ""
-    source = made_before(program, arg.id, made.line - 1) if isinstance(arg, ast.Name) else None
-    filled = appends(program, arg.id, made.line) if isinstance(arg, ast.Name) else []
+    # The list the numbers came from: the argument itself (`torch.tensor(losses)`) or one
+    # it reads (`torch.tensor(sum(losses) / len(losses))`).
+    collected = arg.id if isinstance(arg, ast.Name) else None
+    if collected is None:
+        read = [n.id for n in ast.walk(arg) if isinstance(n, ast.Name)]
+        collected = next((n for n in read if appends(program, n, made.line)), None)
+    source = made_before(program, collected, made.line - 1) if collected else None
+    filled = appends(program, collected, made.line) if collected else []
     if source is not None and re.search(r"\bnp\.|\bnumpy\b|\.numpy\(\)", source.text):
         return None  # NumPy numbers: the NumPy step is the cut, found further back
     listed = filled or (
         source is not None and isinstance(source.value, ast.List | ast.ListComp | ast.Tuple)
     )
-    if isinstance(arg, ast.Name) and listed:
+    if collected is not None and not isinstance(arg, ast.Name) and filled:
+        values = [(a, a.value) for a in filled if a.value is not None]
+        if any(called(c) in _TO_NUMBERS for _, v in values for c in ast.walk(v)):
+            numbers = f" (each taken out of `{collected}` with `.item()`, line {values[0][0].line})"
+        fix = (
+            f"Keep the tensors: append the losses themselves to `{collected}` (no `.item()`), "
+            f"then `{made.text.replace(rebuild, written, 1)}` keeps their graphs; take "
+            "`.item()` only for printing."
+        )
+    elif isinstance(arg, ast.Name) and listed:
         values = [(a, a.value) for a in filled if a.value is not None]
         if not filled and (
             source is None
@@ -269,9 +285,10 @@ def _rebuilt(
             f"(`{arg.id}.clone()` if you need a copy: it keeps the history)."
         )
     else:
+        copied = written if isinstance(arg, ast.Name | ast.Attribute | ast.Call) else f"({written})"
         fix = (
             f"Use the tensor itself: `{written}` in place of `{rebuild}` "
-            f"(`{written}.clone()` if you need a copy: it keeps the history)."
+            f"(`{copied}.clone()` if you need a copy: it keeps the history)."
         )
     return Cut(
         made.line,
@@ -354,10 +371,40 @@ def _scores(program: str | None, node: ast.AST) -> str:
     return "scores"
 
 
+def _raw_scores(program: str | None, node: ast.AST) -> str:
+    """The scores before every step that cut them: ``scores`` in
+    ``(scores.argmax(dim=1) == yb).sum()``, not ``scores.argmax(dim=1)``."""
+    while True:
+        inner: ast.AST | None = None
+        if isinstance(node, ast.Compare):
+            inner = node.left
+        elif isinstance(node, ast.Call) and called(node) in _STEPS:
+            if isinstance(node.func, ast.Attribute) and _module_of(node) not in _LIBRARIES:
+                inner = node.func.value
+            elif node.args:
+                inner = node.args[0]
+        if inner is None:
+            return _scores(program, node) if isinstance(node, ast.Compare) else segment(
+                program, node
+            )
+        node = inner
+
+
+def _labels(program: str | None, node: ast.AST, default: str) -> str:
+    """What the scores were compared with (``yb`` in ``preds == yb``), or ``default``."""
+    if isinstance(node, ast.Compare) and len(node.comparators) == 1:
+        other = node.comparators[0]
+        if isinstance(other, ast.Name | ast.Attribute | ast.Subscript):
+            return segment(program, other)
+    return default
+
+
 def _reads_graph(program: str | None, node: ast.AST, made: Made) -> bool:
     """Whether a step reads a tensor with a graph (``logits`` in ``logits.argmax(1)``), not
     data (``labels.long()``)."""
     part = node.func if isinstance(node, ast.Call) else node
+    if isinstance(part, ast.Attribute) and _calls_a_layer(program, part.value):
+        return True  # `net(xb).argmax(1)`: the step reads the model's output directly
     for name in {n.id for n in ast.walk(part) if isinstance(n, ast.Name)}:
         source = made_before(program, name, made.line - 1)
         if source is not None and _fed_by_graph(program, source):
@@ -373,17 +420,23 @@ def _fed_by_graph(program: str | None, statement: Made) -> bool:
     for made in statements:
         if "requires_grad" in made.text or "Parameter(" in made.text:
             return True
-        for node in ast.walk(made.value) if made.value is not None else ():
-            if not isinstance(node, ast.Call):
-                continue
-            func = node.func
-            root = func
-            while isinstance(root, ast.Attribute):
-                root = root.value
-            layer = isinstance(root, ast.Name) and (
-                root.id == "self"
-                or (root.id not in _LIBRARIES and bool(made_before(program, root.id, None)))
-            )
-            if layer:
-                return True
+        if made.value is not None and _calls_a_layer(program, made.value):
+            return True
+    return False
+
+
+def _calls_a_layer(program: str | None, value: ast.AST) -> bool:
+    """Whether ``value`` calls one of the program's layers or models (``net(x)``,
+    ``self.fc(h)``): a name the program binds, not a library's function."""
+    for node in ast.walk(value):
+        if not isinstance(node, ast.Call):
+            continue
+        root = node.func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name) and (
+            root.id == "self"
+            or (root.id not in _LIBRARIES and bool(made_before(program, root.id, None)))
+        ):
+            return True
     return False

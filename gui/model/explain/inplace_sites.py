@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, replace
 
 from gui.model.explain.source import Made, made_before, program_tree, segment
+from gui.model.explain.written import tensor_part
 
 _OPERATORS = {
     ast.Add: "+",
@@ -44,14 +45,23 @@ class InplaceSite:
 
 
 def _root(node: ast.expr) -> tuple[str, bool]:
-    """The name a target belongs to (``x`` for ``x[0]``) and whether it goes through
-    ``.data`` or ``.grad`` (changes autograd does not count against the saved value)."""
+    """The tensor a target belongs to as written (``x`` for ``x[0]``, ``self.act`` for
+    ``self.act[:, 0]``) and whether it goes through ``.data`` or ``.grad`` (changes autograd
+    does not count against the saved value)."""
     hidden = False
     while isinstance(node, ast.Subscript | ast.Attribute):
         if isinstance(node, ast.Attribute) and node.attr in ("data", "grad"):
             hidden = True
+        elif isinstance(node, ast.Attribute):
+            break  # `self.act`: an attribute holding the tensor
         node = node.value
-    return (node.id if isinstance(node, ast.Name) else ""), hidden
+    chain: list[str] = []
+    while isinstance(node, ast.Attribute):
+        chain.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return "", hidden
+    return ".".join([node.id, *reversed(chain)]), hidden
 
 
 def _site(program: str | None, node: ast.stmt) -> InplaceSite | None:
@@ -88,6 +98,9 @@ def _site(program: str | None, node: ast.stmt) -> InplaceSite | None:
         attr = func.attr
         if attr.endswith("_") and not attr.startswith("_") and attr not in _NOT_CHANGES:
             name, hidden = _root(func.value)
+            item = tensor_part(func.value, program, node.lineno)
+            if not hidden and isinstance(item, ast.Subscript):
+                name = segment(program, item)  # `acts[0]` of a list, not `acts`
             if name and not hidden and name not in ("torch", "nn", "init", "F"):
                 receiver = segment(program, func.value)
                 args = ", ".join(segment(program, a) for a in [*call.args, *call.keywords])
@@ -131,10 +144,31 @@ def _loop_index(node: ast.stmt, parents: dict[ast.AST, ast.AST]) -> str | None:
 
 def _made_by(program: str | None, site: InplaceSite, op: str) -> Made | None:
     """The statement that made the changed tensor, when it used ``op`` (``sigmoid``)."""
-    made = made_before(program, site.name, site.line - 1) if site.name else None
+    if "." in site.name:
+        made = _attribute_made(program, site.name, site.line - 1)
+    else:
+        made = made_before(program, site.name, site.line - 1) if site.name else None
     if made is not None and op and op in made.text.lower():
         return made
     return None
+
+
+def _attribute_made(program: str | None, name: str, before: int) -> Made | None:
+    """The last ``self.act = ...`` (an attribute written as ``name``) at or before ``before``."""
+    tree = program_tree(program)
+    found = [
+        node
+        for node in (ast.walk(tree) if tree is not None else ())
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Attribute)
+        and segment(program, node.targets[0]) == name
+        and node.lineno <= before
+    ]
+    if not found:
+        return None
+    node = max(found, key=lambda n: n.lineno)
+    return Made(name, node.lineno, segment(program, node), node.value, node)
 
 
 def guilty_site(

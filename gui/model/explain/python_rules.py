@@ -14,16 +14,17 @@ import difflib
 import re
 from collections.abc import Callable
 
-from gui.model.explain.backward_history import zero_grad_between
+from gui.model.explain.backward_history import earlier_backwards, zero_grad_between
 from gui.model.explain.source import (
     assignments,
     attribute_receiver,
     leaf_made_late,
     line_tree,
+    made_before,
     rebound_advice,
     rebound_update,
 )
-from gui.model.explain.torch_rules import Advice, Found, Rule, rule_table
+from gui.model.explain.torch_rules import Advice, ErrorContext, Found, Rule, rule_table
 
 RUNAWAY_TEXT: dict[str, tuple[str, str, str]] = {
     # reason: (message, explanation, fix); "{seconds}" is filled in by explain_runaway.
@@ -93,6 +94,16 @@ def _grad_none(f: Found) -> Advice:
     step = rebound_update(ctx.program, n)
     if step is not None:
         return Advice(*rebound_advice(n, step))
+    computed = _computed_after_backward(ctx.program, n, ctx, f.line)
+    if computed is not None:
+        return Advice(
+            f"`{n}.grad` is None because `{n}` is not a leaf: it is computed on line "
+            f"{computed[0]} (`{computed[1]}`), and backward passes through such tensors but "
+            f"stores gradients only on leaves (the tensors made with `requires_grad=True` and "
+            f"a model's weights), so `{n}.grad` stays None.",
+            f"To keep it, call `{n}.retain_grad()` right after line {computed[0]}, before the "
+            "backward; or read the gradient of the leaf it is computed from.",
+        )
     cleared = zero_grad_between(ctx.program, f.line)
     if cleared is not None:
         line, text = cleared
@@ -118,6 +129,46 @@ def _grad_none(f: Found) -> Advice:
     )
 
 
+_MAKERS = re.compile(
+    r"\b(tensor|zeros|ones|randn|rand|empty|full|arange|linspace|eye|Parameter|"
+    r"zeros_like|ones_like|randn_like|rand_like|empty_like|full_like|from_numpy|as_tensor|"
+    r"detach|clone|requires_grad_)\("
+)
+
+
+def _computed_after_backward(
+    program: str | None, name: str, ctx: ErrorContext, line: int | None
+) -> tuple[int, str] | None:
+    """``(line, text)`` of the statement computing ``name`` from other tensors, when a
+    backward ran before ``line`` and ``name`` is not one of the named leaves: its ``.grad``
+    is None because it is not a leaf. ``None`` when the program does not show that."""
+    leaves, constants = ctx.leaves, ctx.constants
+    if name in leaves or name in constants or not earlier_backwards(program, line):
+        return None
+    made = made_before(program, name, line)
+    if made is None or made.value is None or _MAKERS.search(made.text):
+        return None
+    computing = isinstance(made.value, ast.BinOp | ast.UnaryOp | ast.Call | ast.Subscript)
+    reads = {n.id for n in ast.walk(made.value) if isinstance(n, ast.Name)}
+    roots = {leaf.split(".")[0].split("[")[0] for leaf in leaves}
+    if not (computing and reads & roots):
+        return None
+    return made.line, made.text.strip()
+
+
+def _rename_fix(name: str, line: int) -> str:
+    """Two names for ``loss = loss(out, y)``: the function one, the result the other."""
+    if name in ("criterion", "loss_fn", "loss_func", "objective"):
+        return (
+            f"Give the result its own name: `loss = {name}(...)` on line {line} (and "
+            f"`loss.backward()` after it), so `{name}` stays the function."
+        )
+    return (
+        f"Give the function and its result different names: `criterion = ...` for the "
+        f"function where it is made, and `{name} = criterion(...)` on line {line}."
+    )
+
+
 def _not_callable(f: Found) -> Advice:
     kind = f.group("kind")
     called = _called_names(f.context.source_line)
@@ -132,8 +183,7 @@ def _not_callable(f: Found) -> Advice:
                 f"`{made.text}` stores the result under the name of the function, so the next "
                 f"time this line runs (the loop's next pass) `{name}(...)` calls the {kind} "
                 f"from the time before: `{name}` is no longer the function at {f.where}.",
-                f"Give the function and its result different names: `criterion = ...` for the "
-                f"function where it is made, and `{name} = criterion(...)` on line {made.line}.",
+                _rename_fix(name, made.line),
             )
         if made is not None:
             return Advice(
@@ -169,10 +219,49 @@ def _attribute(f: Found) -> Advice:
     none = (
         " The value is None: often a function that returns nothing." if kind == "NoneType" else ""
     )
+    uncalled = _loss_function_not_called(f, kind, attr)
+    if uncalled is not None:
+        return uncalled
     return Advice(
         f"A value of type `{kind}` has no attribute `{attr}` at {f.where}.{none}",
         "Check the spelling, and print the value on that line to see what it really is.",
     )
+
+
+def _loss_function_not_called(f: Found, kind: str, attr: str) -> Advice | None:
+    """``loss = criterion`` then ``loss.backward()``: the loss function, never called."""
+    if attr not in ("backward", "item") or not kind.endswith("Loss"):
+        return None
+    name = attribute_receiver(f.context.source_line, (attr,))
+    if name is None:
+        return None
+    made = made_before(f.context.program, name, f.line)
+    bound = f" (line {made.line}: `{made.text}`)" if made is not None else ""
+    function = made.text.split("=", 1)[1].strip() if made is not None else name
+    called = function if function.isidentifier() else name
+    return Advice(
+        f"`{name}` is the loss function itself, an `{kind}` object{bound}, not a loss value: "
+        f"a loss function gives a tensor (which has `.{attr}()`) only when it is called on "
+        "predictions and targets.",
+        f"Call it: `{name} = {called}(predictions, targets)` with your model's output and "
+        "the targets, then `.backward()` on the result.",
+    )
+
+
+def _class_not_instance(f: Found) -> Advice:
+    """``model = Net`` (no brackets), then ``model(x)``: ``Net.__init__`` gets ``x``."""
+    cls = f.group("cls")
+    for name in _called_names(f.context.source_line):
+        made = made_before(f.context.program, name, f.line)
+        if made is not None and isinstance(made.value, ast.Name) and made.value.id == cls:
+            return Advice(
+                f"`{name}` is the class `{cls}` itself (line {made.line}: `{made.text}`), "
+                f"not a model made from it: calling `{name}(...)` makes a new `{cls}`, so "
+                f"your input went to `{cls}.__init__`, which does not take it.",
+                f"Make the model once, with brackets: `{name} = {cls}()` on line "
+                f"{made.line}; then `{name}(...)` runs its `forward`.",
+            )
+    return _generic_python("a value had a type it cannot use")(f)
 
 
 def _index(f: Found) -> Advice:
@@ -253,6 +342,12 @@ PYTHON_RULES: tuple[Rule, ...] = (
             r"'(?P<kind>Tensor|Parameter|float|int)' object is not callable",
             "TypeError",
             _not_callable,
+        ),
+        (
+            "class-not-instance",
+            r"(?P<cls>\w+)\.__init__\(\) takes \d+ positional arguments? but \d+ (were|was) given",
+            "TypeError",
+            _class_not_instance,
         ),
         ("type-error", None, "TypeError", _generic_python("a value had a type it cannot use")),
         ("value-error", None, "ValueError", _generic_python("a value had an unusable content")),

@@ -14,6 +14,7 @@ import ast
 import functools
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,29 +131,35 @@ def list_literal(node: ast.AST | None) -> list[Any] | None:
 
 def inplace_target(source: str | None) -> str | None:
     """The name changed in place on the line: ``x -= ...``, ``x[0] = ...`` or ``x.add_(...)``."""
-    tree = line_tree(source)
-    if tree is None:
-        return None
-    for node in ast.walk(tree):
-        target: ast.expr | None = None
-        if isinstance(node, ast.AugAssign):
-            target = node.target
-        elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript):
-            target = node.targets[0]
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            attr = node.func.attr
-            if attr.endswith("_") and not attr.startswith("_"):
-                target = node.func.value
-                root = target
-                while isinstance(root, ast.Attribute):
-                    root = root.value
-                if isinstance(root, ast.Name) and root.id in _LIBRARY_NAMES and node.args:
-                    target = node.args[0]  # torch.sin_(a), nn.init.zeros_(w)
+    for target in inplace_targets(line_tree(source)):
         while isinstance(target, ast.Subscript | ast.Attribute):
             target = target.value  # x[0] and x.data both belong to x
         if isinstance(target, ast.Name):
             return target.id
     return None
+
+
+def inplace_targets(tree: ast.AST | None) -> Iterator[ast.expr]:
+    """What each in-place change on the line writes to, as written: the target of
+    ``x -= ...`` or ``x[0] = ...``, the receiver of ``x.add_(...)``, the first argument of
+    ``torch.sin_(a)`` or ``nn.init.zeros_(w)``."""
+    if tree is None:
+        return
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AugAssign):
+            yield node.target
+        elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript):
+            yield node.targets[0]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            attr = node.func.attr
+            if attr.endswith("_") and not attr.startswith("_"):
+                root = node.func.value
+                while isinstance(root, ast.Attribute):
+                    root = root.value
+                if isinstance(root, ast.Name) and root.id in _LIBRARY_NAMES and node.args:
+                    yield node.args[0]  # torch.sin_(a), nn.init.zeros_(w)
+                else:
+                    yield node.func.value
 
 
 def matmul_operands(source: str | None) -> tuple[str, str] | None:
@@ -195,6 +202,10 @@ def zero_dim_subscript(source: str | None) -> tuple[str, str] | None:
         if isinstance(value, ast.Name):
             text = ast.get_source_segment((source or "").strip(), node) or ast.unparse(node)
             return value.id, text
+        dotted = _dotted(value) if isinstance(value, ast.Attribute) else None
+        if dotted is not None:  # `log.loss[0]`: the tensor is `log.loss`
+            text = ast.get_source_segment((source or "").strip(), node) or ast.unparse(node)
+            return dotted, text
     return None
 
 
@@ -225,6 +236,10 @@ def attribute_receiver(source: str | None, attrs: tuple[str, ...]) -> str | None
             dotted = _dotted(node.value)
             if dotted is not None and dotted.split(".")[0] not in _LIBRARY_NAMES:
                 return dotted
+            if isinstance(node.value, ast.Subscript) and _dotted(node.value.value) is not None:
+                # `hidden[0].grad`, `losses[-1].backward()`: the item, as written
+                text = ast.get_source_segment((source or "").strip(), node.value)
+                return text or ast.unparse(node.value)
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)

@@ -27,6 +27,17 @@ from gui.model.explain.dtype_hints import float32_statement, integer_leaf
 from gui.model.explain.grad_switches import reads
 from gui.model.explain.graph_cuts import find_cut, history
 from gui.model.explain.inplace_sites import guilty_site, inplace_sites, inplace_story
+from gui.model.explain.operands import (
+    batch_merging_reshapes,
+    conv_layers,
+    dtype_words,
+    elementwise_operands,
+    from_numpy_calls,
+    layer_call,
+    linear_layers,
+    product_dtypes,
+    product_operands,
+)
 from gui.model.explain.source import (
     TORCH_SIZE,
     BackwardCall,
@@ -48,7 +59,6 @@ from gui.model.explain.source import (
     list_attributes,
     list_literal,
     made_before,
-    matmul_operands,
     no_grad_block,
     numel,
     operand,
@@ -64,6 +74,12 @@ from gui.model.explain.source import (
     tensor_literal,
     tensor_operand,
     zero_dim_subscript,
+)
+from gui.model.explain.written import (
+    inplace_written,
+    numpy_argument,
+    view_receiver,
+    whole_number_source,
 )
 
 
@@ -331,7 +347,13 @@ def _leaf_inplace(f: Found) -> Advice:
     if target is None or (leaves and target not in leaves and named):
         target = named[0] if named else None
     n = target or f.context.tensor or (leaves[0] if len(leaves) == 1 else "x")
-    update = line if inplace_target(line) == n else f"{n} -= lr * {n}.grad"
+    written = inplace_written(line, f.context.program, f.line)
+    if target is not None and n == target and n not in leaves and written is not None:
+        # `self.w -= ...`, `params[0].sub_(...)`: the leaf is what the line picks out of
+        # an object or a list, not the object itself.
+        n = written
+    changed = inplace_target(line)
+    update = line if changed is not None and changed in (n, target) else f"{n} -= lr * {n}.grad"
     if "view of a leaf" in f.message:
         return _leaf_view_inplace(f, n, update)
     return Advice(
@@ -347,6 +369,17 @@ def _leaf_inplace(f: Found) -> Advice:
 def _leaf_view_inplace(f: Found, view: str, update: str) -> Advice:
     """ "a view of a leaf Variable ... in-place": ``view`` shares a leaf's memory (``first =
     x[:2]``); the leaf it was cut from is named from the line that made it, if it shows."""
+    if view in f.context.leaves:
+        # `coef[0] = 1.0` on the leaf `coef` itself: the view is the part written into.
+        return Advice(
+            f"`{view}` is a leaf (a tensor made with `requires_grad=True`, whose gradient goes "
+            f"to `{view}.grad`), and `{update}` changes part of it in place, through a view of "
+            f"`{view}`. Autograd cannot record a change to the very values that gradient is "
+            "about.",
+            f"Set the values outside autograd, before training: `with torch.no_grad(): "
+            f"{update}`; or build the values first and ask for gradients after: make `{view}` "
+            "without `requires_grad=True`, fill it in, then call `.requires_grad_()`.",
+        )
     made = _made_from(f.context.program, view, f.line, f.context.leaves)
     if made is None:
         leaf, where = "a leaf", ""
@@ -488,6 +521,16 @@ def _made_without_grad(f: Found, n: str) -> Advice | None:
             continue
         header_line, header = block
         via = "" if name == n else f", and `{n}` is computed from it (line {made.line})"
+        if header.startswith("@"):
+            # A decorator turns tracking off for the whole function: nothing to move out.
+            return Advice(
+                f"`{name}` is computed in a function decorated with `{header}` (line "
+                f"{header_line}): line {where.line} (`{where.text}`) ran with gradient tracking "
+                f"off{via}. While that function runs torch records nothing, whatever requires "
+                f"grad, so `{n}` has no `grad_fn` and backward has nothing to follow.",
+                f"Remove `{header}` (line {header_line}) from a function that trains; keep it "
+                "on functions that only evaluate, where no backward follows.",
+            )
         return Advice(
             f"`{name}` is computed inside `{header}` (line {header_line}): line {where.line} "
             f"(`{where.text}`) ran with gradient tracking off{via}. Inside that block torch "
@@ -536,6 +579,17 @@ def _no_grad_fn(f: Found) -> Advice:
             f"(or create it with `requires_grad=True`), and do not compute `{n}` inside "
             "`with torch.no_grad():`.",
         )
+    whole = whole_number_source(f.context.program, n, f.line)
+    if whole is not None:
+        name, line, text = whole
+        return Advice(
+            "`backward()` follows a tensor's `grad_fn` back to leaves that require grad. "
+            f"`{n}` is computed from `{name}` (line {line}: `{text}`), which holds whole "
+            "numbers (an integer dtype): gradients exist only for floating-point numbers, so "
+            f"`{name}` cannot require grad and `{n}` has no `grad_fn`.",
+            f"If `{name}` holds values to learn, make them floats that require grad: "
+            f"`{name} = {text.split('=', 1)[1].strip()}.float().requires_grad_()` on line {line}.",
+        )
     leaf = f.context.leaves[0] if f.context.leaves else "x"
     return Advice(
         "`backward()` follows a tensor's `grad_fn` back to leaves that require grad. "
@@ -566,23 +620,49 @@ def _scalar_conversion(f: Found) -> Advice:
 
 def _numpy(f: Found) -> Advice:
     src = f.context.source_line
-    n = receiver_text(src, ("numpy",)) or f.context.tensor or "y"
+    handed = numpy_argument(src) if receiver_text(src, ("numpy",)) is None else None
+    n = receiver_text(src, ("numpy",)) or handed or f.context.tensor
+    if n is None:
+        return Advice(
+            "A tensor that requires grad (a leaf made with `requires_grad=True`, or computed "
+            "from one, such as a model's weights) went to NumPy on this line. A NumPy array "
+            "cannot record operations, so converting it would silently cut it out of the "
+            "autograd graph; torch makes you do that on purpose.",
+            "Detach it first: `t.detach().numpy()` (or `np.array(t.detach())`) for the "
+            "tensor `t` on this line.",
+        )
     return Advice(
         f"`{n}` requires grad (it is a leaf made with `requires_grad=True`, or computed from "
         "one, such as a model's weights). A NumPy array cannot record operations, so "
         "converting it would silently cut it out of the autograd graph; torch makes you do "
         "that on purpose.",
-        f"Detach first: `{n}.detach().numpy()`.",
+        f"Detach first: `{n}.detach().numpy()`"
+        + (f" (here: `{_detached_arg(src, handed)}`)." if handed else "."),
     )
+
+
+def _detached_arg(source: str | None, handed: str) -> str:
+    """The line with the tensor handed to NumPy detached: ``np.array(fitted.detach())``."""
+    line = (source or "").strip()
+    return re.sub(rf"(?<![\w.]){re.escape(handed)}(?![\w(])", f"{handed}.detach()", line, count=1)
 
 
 def _broadcast(f: Found) -> Advice:
     a, b, dim = f.group("a"), f.group("b"), f.group("dim")
+    sides = elementwise_operands(f.context.source_line)
+    here = f"Here dimension {dim} has size {a} on one side and {b} on the other."
+    printed = "print(t.shape)"
+    if sides is not None:
+        # torch's "tensor a" and "tensor b" are the left and right operands, in order.
+        here = (
+            f"Here dimension {dim} (counted as torch lines them up) has size {a} in `{sides[0]}` "
+            f"and {b} in `{sides[1]}`."
+        )
+        printed = f"print({sides[0]}.shape, {sides[1]}.shape)"
     return Advice(
         "Elementwise operations line the two shapes up from the right; in each dimension the "
-        "sizes must be equal, or one of them 1 (then it is repeated: broadcasting). "
-        f"Here dimension {dim} has size {a} on one side and {b} on the other.",
-        "Print the shapes used on this line (`print(t.shape)`) and make dimension "
+        f"sizes must be equal, or one of them 1 (then it is repeated: broadcasting). {here}",
+        f"Print the shapes used on this line (`{printed}`) and make dimension "
         f"{dim} agree: slice or reshape one tensor, or add a size-1 dimension with "
         "`t.unsqueeze(...)` so it can broadcast.",
     )
@@ -591,23 +671,67 @@ def _broadcast(f: Found) -> Advice:
 def _matmul(f: Found) -> Advice:
     r1, c1, r2, c2 = (int(f.group(k)) for k in ("r1", "c1", "r2", "c2"))
     line = (f.context.source_line or "").strip()
-    a, b = matmul_operands(line) or ("A", "B")
+    named = product_operands(line)
+    if named is None and layer_call(line) is not None:
+        return _linear_shapes(f, r1, c1, r2, c2)
+    a, b = named or ("A", "B")
     product = f"{a} @ {b}"
     whole = product in line and line.count(product) == 1
 
     def written(new: str) -> str:
         return line.replace(product, new) if whole else new
 
-    if c1 == c2:
+    if named is None and c1 == c2:
+        # No one product on the line (`x @ W1 @ W2`, a function call): no names to guess.
+        fix = (
+            f"Transpose the second side with `.T`: ({r1}x{c1}) @ ({c2}x{r2}) fits; print the "
+            "shapes of the tensors on this line to see which one it is."
+        )
+    elif named is None:
+        fix = (
+            f"Make the inner sizes agree ({c1} vs {r2}): transpose or reshape one side; "
+            "print the shapes of the tensors on this line first."
+        )
+    elif c1 == c2:
         fix = f"Transpose the second: `{written(f'{a} @ {b}.T')}` is ({r1}x{c1}) @ ({c2}x{r2})."
     elif r1 == r2:
         fix = f"Transpose the first: `{written(f'{a}.T @ {b}')}` is ({c1}x{r1}) @ ({r2}x{c2})."
     else:
         fix = f"Reshape one side so the inner sizes agree ({c1} vs {r2}); print both shapes first."
+    # mat1 is the first side as a matrix (a batch of them is flattened into rows), mat2 the
+    # second: the program's own names, when the line shows one product.
+    sides = (
+        f"Here `{a}` enters as a {r1}x{c1} matrix and `{b}` as a {r2}x{c2} matrix. "
+        if named
+        else ""
+    )
     return Advice(
-        f"A matrix product ({r1}x{c1}) @ ({r2}x{c2}) pairs each row of the first with each "
-        f"column of the second, so the first's columns ({c1}) must equal the second's rows ({r2}).",
+        f"{sides}A matrix product ({r1}x{c1}) @ ({r2}x{c2}) pairs each row of the first with "
+        f"each column of the second, so the first's columns ({c1}) must equal the second's "
+        f"rows ({r2}).",
         fix,
+    )
+
+
+def _linear_shapes(f: Found, r1: int, c1: int, r2: int, c2: int) -> Advice:
+    """A layer call failed inside: a Linear layer made for ``r2`` input features (its weight,
+    transposed, is ``r2 x c2``) received rows of ``c1`` numbers."""
+    call = layer_call(f.context.source_line)
+    assert call is not None
+    made = linear_layers(f.context.program, r2, c2)
+    layer = "a Linear layer"
+    if len(made) == 1:
+        bound = f" (`{made[0].target}`)" if made[0].target else ""
+        layer = f"`{made[0].text}`{bound} on line {made[0].line}"
+    return Advice(
+        f"Inside `{call.layer}({call.argument})`, {layer} is made for {r2} input features "
+        f"(`in_features={r2}`, {c2} outputs), but what reached it has {c1} numbers in each "
+        f"row ({r1} rows of {c1}). A Linear layer multiplies each row by its weight, so the "
+        "row's length must equal its in_features.",
+        f"Make that layer take what arrives: `nn.Linear({c1}, {c2})` (in_features is the size "
+        f"of the last dimension reaching it; print `{call.argument}.shape` and the shapes "
+        "between the layers), or reshape the input to rows of "
+        f"{r2}.",
     )
 
 
@@ -649,6 +773,13 @@ def _dtype(f: Found) -> Advice:
             made = made_before(f.context.program, name, f.line)
             if made is None or made.value is None or not _from_numpy(f, made.text, made.line):
                 continue
+            if ".double()" in made.text:
+                fix = (
+                    f"`{name}` was made float64 with `.double()` on line {made.line}: drop it "
+                    f"(`{made.text.replace('.double()', '', 1)}`), or convert the other side "
+                    "with `.double()` too."
+                )
+                break
             value = operand(f.context.program, made.value)
             fix = (
                 f"Convert `{name}` to float32 where it is made, line {made.line}: "
@@ -656,12 +787,67 @@ def _dtype(f: Found) -> Advice:
                 "otherwise)."
             )
             break
+    sides, fix = _product_sides(f, fix)
     return Advice(
         f"Both operands of this operation must have the same dtype, but they differ{names}. "
-        "torch's default is Float (float32); Double (float64) usually comes from NumPy arrays, "
-        "`torch.from_numpy` or `dtype=torch.float64`.",
+        f"{sides}torch's default is Float (float32); Double (float64) usually comes from NumPy "
+        "arrays, `torch.from_numpy` or `dtype=torch.float64`.",
         fix,
     )
+
+
+_WHOLE_NUMBERS = frozenset({"Long", "Int", "Short", "Byte", "Char", "Bool"})
+
+
+def _product_sides(f: Found, fix: str) -> tuple[str, str]:
+    """Name the two sides of a matrix product whose dtypes differ (``mat1``/``m1`` first):
+    ``a @ b`` on the line, or a layer's input and its weights; and, for float64 data that
+    reaches a layer, the fix where it comes from ``torch.from_numpy``."""
+    line = f.context.source_line
+    operands = product_operands(line)
+    dtypes = product_dtypes(f.message, product=operands is not None)
+    if dtypes is None:
+        return "", fix
+    first, second = dtypes
+    if operands is not None:
+        a, b = operands
+        return (
+            f"`{a}` is {dtype_words(first)} and `{b}` is {dtype_words(second)}. ",
+            fix,
+        )
+    call = layer_call(line)
+    # The first layer a value reaches on the line fails first when the input is the odd one
+    # out; a weight that is odd may belong to any layer of the line.
+    if call is None or (call.calls > 1 and first == "Float"):
+        return "", fix
+    sides = (
+        f"`{call.argument}` is {dtype_words(first)} but the weights of `{call.layer}` are "
+        f"{dtype_words(second)}. "
+    )
+    if "where it is made" in fix or "was made float64" in fix:
+        return sides, fix
+    if first in _WHOLE_NUMBERS:
+        return sides, (
+            f"A layer computes with fractions: `{call.layer}({call.argument}.float())`; if "
+            f"`{call.argument}` holds token or class ids, look them up with `nn.Embedding` "
+            "instead."
+        )
+    if first == "Double" and second == "Float":
+        made = list(dict.fromkeys(text for _, text in from_numpy_calls(f.context.program)))
+        where = ""
+        if len(made) == 1:
+            lines = [n for n, text in from_numpy_calls(f.context.program) if text == made[0]]
+            where = f" (line {lines[0]}: `{made[0]}.float()`)"
+        fix = (
+            f"Convert the data to float32 where it is made{where}, or on this line: "
+            f"`{call.layer}({call.argument}.float())`."
+        )
+    elif first == "Float" and second == "Double":
+        fix = (
+            f"Give the layer float32 weights: `{call.layer}.float()` (or drop the `.double()` "
+            f"that made them float64), or the input float64: `{call.argument}.double()`."
+        )
+    return sides, fix
 
 
 def _ambiguous_bool(f: Found) -> Advice:
@@ -794,11 +980,23 @@ def _conv_channels(f: Found) -> Advice:
             f"Move the channels to the front: `{x}.permute(0, 3, 1, 2)` (shape "
             f"[{given[0]}, {given[3]}, {given[1]}, {given[2]}]).",
         )
+    made = conv_layers(f.context.program, want, int(weight[0]) if weight else -1)
+    if len(made) == 1:
+        bound = f" (`{made[0].target}`)" if made[0].target else ""
+        layer = (
+            f"`{made[0].text}`{bound} on line {made[0].line} was built for {want} input "
+            f"channels (weight {shape_text(weight)}: out channels, in channels, kernel height, "
+            "kernel width)"
+        )
+    call = layer_call(f.context.source_line)
+    # The line's input is what reached the layer only if the line calls one layer.
+    first = call is None or call.calls == 1
+    other = f", or give `{x}` {want} channels" if first else ""
     return Advice(
         f"{layer}, but the input has {got} channels (shape {shape_text(given)}, read as "
         "[batch, channels, height, width]).",
         f"Make them agree: build the layer with `in_channels={got}` (the previous layer's "
-        f"`out_channels`), or give `{x}` {want} channels.",
+        f"`out_channels`){other}.",
     )
 
 
@@ -843,13 +1041,28 @@ def _dim_range(f: Found) -> Advice:
 
 def _view_stride(f: Found) -> Advice:
     line = (f.context.source_line or "").strip()
-    x = tensor_operand(line, ("view",)) or "t"
-    fixed = line.replace(".view(", ".reshape(") if ".view(" in line else f"{x}.reshape(...)"
+    found = view_receiver(line)
+    if found is None:
+        x = tensor_operand(line, ("view",)) or "t"
+        fixed = line.replace(".view(", ".reshape(") if ".view(" in line else f"{x}.reshape(...)"
+        contiguous = f"{x}.contiguous().view(...)"
+    else:
+        x, arguments = found
+        fixed = line.replace(f"{x}.view(", f"{x}.reshape(", 1)
+        contiguous = f"{x}.contiguous().view({arguments})"
+    # The line shows the reorder (`batch.transpose(1, 2).view(...)`), or it happened where
+    # the tensor was made: say only what is sure.
+    if re.search(r"\.(t|transpose|permute|swapaxes|movedim)\(|\.(T|mT)\b", x):
+        why = f"`{x}` reorders the dimensions without moving the numbers"
+    else:
+        why = (
+            f"the numbers of `{x}` are not stored in that order (it is, or was made from, a "
+            "transposed, permuted, expanded or sliced tensor)"
+        )
     return Advice(
-        "`.view()` only relabels the numbers in memory, so it needs them stored in order; "
-        f"`{x}` was transposed or permuted (`.t()`, `.transpose`, `.permute`), which changes "
-        "the order without moving the numbers.",
-        f"Use `.reshape`, which copies when it has to: `{fixed}`; or `{x}.contiguous().view(...)`.",
+        f"`.view()` only relabels the numbers in memory, so it needs them stored in order; "
+        f"{why}.",
+        f"Use `.reshape`, which copies when it has to: `{fixed}`; or `{contiguous}`.",
     )
 
 
@@ -867,7 +1080,7 @@ def _view_size(f: Found) -> Advice:
         "Before a Linear layer this usually means the flattened size is not what the layer "
         "was built for.",
         f"Keep one row per example and let torch count the rest: `{x}.view({x}.size(0), -1)` "
-        "(or `torch.flatten(x, 1)`), print that shape, and build the next `nn.Linear` with "
+        f"(or `torch.flatten({x}, 1)`), print that shape, and build the next `nn.Linear` with "
         "its last number as `in_features`.",
     )
 
@@ -875,6 +1088,18 @@ def _view_size(f: Found) -> Advice:
 def _batch_size(f: Found) -> Advice:
     pred, y = _loss_args(f)
     given, target = f.group("given"), f.group("target")
+    merged = batch_merging_reshapes(f.context.program)
+    if len(merged) == 1:
+        line, text, tensor, fixed = merged[0]
+        return Advice(
+            f"The loss pairs each row of `{pred}` ({given} rows) with one label of `{y}` "
+            f"({target} labels). Line {line} (`{text}`) reshapes `{tensor}` with `-1` first: "
+            "torch fills the batch dimension with whatever is left, so when the other sizes "
+            "do not match one example, examples are merged or split and the counts stop "
+            "agreeing.",
+            f"Keep the batch size and let torch count the rest: `{fixed}` on line {line}, "
+            "and set the next Linear's `in_features` to the size it prints.",
+        )
     return Advice(
         f"The loss pairs each row of `{pred}` ({given} rows) with one label of `{y}` "
         f"({target} labels). A reshape such as `x.view(-1, n)` with the wrong n before the "
