@@ -4,9 +4,12 @@ Pure Python (no torch, no Qt): the engine's child explains exceptions as they ha
 the GUI process explains code it refuses and describes nodes for the details pane.
 
 - :mod:`.messages`: the lookup (``explain_exception``, ``explain_refusal``...);
-- :mod:`.torch_rules`, :mod:`.autograd_rules`, :mod:`.python_rules`: the catalogue of
-  known messages;
-- :mod:`.source`: reading the learner's line (shapes, literals) for the advice;
+- :mod:`.torch_rules`, :mod:`.autograd_rules`, :mod:`.training_rules`,
+  :mod:`.python_rules`: the catalogue of known messages, in the shapes of
+  :mod:`.rule_types`; :mod:`.input_builders`: the words for errors about what an
+  operation was given (shapes, dtypes, layers, targets);
+- :mod:`.source`, :mod:`.operands`, :mod:`.written`: reading the learner's line (shapes,
+  literals, the operands of a product, what an in-place change writes) for the advice;
 - :mod:`.graph_cuts`, :mod:`.grad_switches`, :mod:`.backward_history`,
   :mod:`.inplace_sites`, :mod:`.dtype_hints`:
   reading the learner's whole program to name the statement behind an autograd error (the

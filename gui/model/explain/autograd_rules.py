@@ -14,6 +14,7 @@ import ast
 import re
 
 from gui.model.explain.graph_cuts import history
+from gui.model.explain.rule_types import Advice, Found, Rule, rule_table
 from gui.model.explain.source import (
     Made,
     assignments,
@@ -27,7 +28,6 @@ from gui.model.explain.source import (
     program_tree,
     segment,
 )
-from gui.model.explain.torch_rules import Advice, Found, Rule, rule_table
 from gui.model.explain.written import (
     attribute_made_late,
     inplace_written,

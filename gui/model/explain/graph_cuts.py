@@ -384,8 +384,8 @@ def _raw_scores(program: str | None, node: ast.AST) -> str:
             elif node.args:
                 inner = node.args[0]
         if inner is None:
-            return _scores(program, node) if isinstance(node, ast.Compare) else segment(
-                program, node
+            return (
+                _scores(program, node) if isinstance(node, ast.Compare) else segment(program, node)
             )
         node = inner
 

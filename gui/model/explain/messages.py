@@ -18,7 +18,8 @@ from collections.abc import Sequence
 
 from gui.model.explain.autograd_rules import AUTOGRAD_RULES, AUTOGRAD_WARNING_RULES
 from gui.model.explain.python_rules import PYTHON_RULES, RUNAWAY_TEXT
-from gui.model.explain.torch_rules import TORCH_RULES, WARNING_RULES, Advice, ErrorContext, Rule
+from gui.model.explain.rule_types import Advice, ErrorContext, Rule
+from gui.model.explain.torch_rules import TORCH_RULES, WARNING_RULES
 from gui.model.explain.training_rules import TRAINING_RULES
 from gui.model.result import Explanation
 

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 
 from gui.model.explain.backward_history import earlier_backwards, zero_grad_between
+from gui.model.explain.rule_types import Advice, ErrorContext, Found, Rule, rule_table
 from gui.model.explain.source import (
     assignments,
     attribute_receiver,
@@ -24,7 +25,6 @@ from gui.model.explain.source import (
     rebound_advice,
     rebound_update,
 )
-from gui.model.explain.torch_rules import Advice, ErrorContext, Found, Rule, rule_table
 
 RUNAWAY_TEXT: dict[str, tuple[str, str, str]] = {
     # reason: (message, explanation, fix); "{seconds}" is filled in by explain_runaway.

@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 
 from gui.model.explain.inplace_sites import InplaceSite, inplace_sites
+from gui.model.explain.rule_types import Advice, Found, Rule, rule_table
 from gui.model.explain.source import assignments, line_tree, program_tree, segment
-from gui.model.explain.torch_rules import Advice, Found, Rule, rule_table
 
 _CLIPPERS = ("clip_grad_norm_", "clip_grad_norm", "clip_grads_with_norm_", "get_total_norm")
 

@@ -25,8 +25,8 @@ from gui.model.explain.messages import (
     explain_runaway,
     explain_warning,
 )
+from gui.model.explain.rule_types import Advice, Rule
 from gui.model.explain.source import broadcasts_to, expand, flatten, render, reshape
-from gui.model.explain.torch_rules import Advice, Rule
 from gui.model.result import Explanation
 
 
