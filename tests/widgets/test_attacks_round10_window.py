@@ -123,17 +123,11 @@ def not_numbers(result: RunResult) -> RunResult:
     )
 
 
-@pytest.mark.parametrize("tamper", [tangled, misnumbered, not_numbers])
-def test_the_window_shows_an_accepted_odd_answer_without_raising(
-    qtbot: QtBot,
-    base: RunResult,
-    tamper: Callable[[RunResult], RunResult],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    answer = wire.loads(pickle.dumps(Answer(1, tamper(base))))  # as the window reads it
-    assert type(answer) is Answer and type(answer.result) is RunResult
-    odd = answer.result
+def window_through_everything(
+    qtbot: QtBot, odd: RunResult, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> MainWindow:
+    """A real window showing ``odd``: every node selected, every step with every tab
+    raised, then a backward from the window."""
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
     session = Session(lambda request: odd)
     window = MainWindow(session, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
@@ -153,4 +147,19 @@ def test_the_window_shows_an_accepted_odd_answer_without_raising(
                 QApplication.processEvents()
     session.select_step(None)
     session.backward()
+    return window
+
+
+@pytest.mark.parametrize("tamper", [tangled, misnumbered, not_numbers])
+def test_the_window_shows_an_accepted_odd_answer_without_raising(
+    qtbot: QtBot,
+    base: RunResult,
+    tamper: Callable[[RunResult], RunResult],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    answer = wire.loads(pickle.dumps(Answer(1, tamper(base))))  # as the window reads it
+    assert type(answer) is Answer and type(answer.result) is RunResult
+    odd = answer.result
+    window = window_through_everything(qtbot, odd, tmp_path, monkeypatch)
     assert not window.grab().isNull()

@@ -19,16 +19,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QApplication, QMessageBox, QTabWidget
+from PySide6.QtWidgets import QApplication, QTabWidget
 from pytestqt.qtbot import QtBot
 
 from gui.model import wire
 from gui.model.result import Answer, RunResult, TensorData
-from gui.model.session import Session
-from gui.widgets.main_window import MainWindow
 from tests.fixtures import forged
-from tests.widgets.test_attacks_round10_window import CODE, _every_tensor, base
+from tests.widgets.test_attacks_round10_window import (
+    _every_tensor,
+    base,
+    window_through_everything,
+)
 
 __all__ = ["base"]  # the engine's real answer, the fixture the tampering starts from
 
@@ -127,25 +128,7 @@ def show_everything(
     qtbot: QtBot, odd: RunResult, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Show ``odd`` in a real window: every node and step selected, every tab raised."""
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
-    session = Session(lambda request: odd)
-    window = MainWindow(session, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
-    qtbot.addWidget(window)
-    window.resize(1280, 720)
-    window.show()
-    session.set_code(CODE)
-    assert session.snapshot.result is odd
-    assert odd.graph is not None
-    for key in {n.key for n in odd.graph.nodes}:
-        session.select_node(key)
-    for index in range(len(odd.steps)):
-        session.select_step(index)
-        for tabs in window.findChildren(QTabWidget):
-            for page in range(tabs.count()):
-                tabs.setCurrentIndex(page)
-                QApplication.processEvents()
-    session.select_step(None)
-    session.backward()
+    window = window_through_everything(qtbot, odd, tmp_path, monkeypatch)
     for tabs in window.findChildren(QTabWidget):
         for page in range(tabs.count()):
             tabs.setCurrentIndex(page)
