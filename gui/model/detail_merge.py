@@ -101,7 +101,7 @@ def _merged_saved(
     if not base:
         return base
     return tuple(
-        replace(b, tensor=n.tensor, value=n.value, freed=n.freed)
+        replace(b, tensor=n.tensor, value=n.value, freed=n.freed, recomputed=n.recomputed)
         for b, n in zip(base, new, strict=True)
     )
 

@@ -55,7 +55,7 @@ TENSOR_COLUMNS = ("shape", "dtype", "values", "summary")
 NODE_COLUMNS = (
     "key", "name", "label", "kind", "var", "value", "saved", "owner", "output_count", "storage",
 )  # fmt: skip
-SAVED_COLUMNS = ("name", "tensor", "value", "refers_to", "freed", "memory")
+SAVED_COLUMNS = ("name", "tensor", "value", "refers_to", "freed", "memory", "recomputed")
 EDGE_COLUMNS = ("source", "target", "kind", "input_index")
 # What the records' annotations allow (as the message checks do: see wire_fields).
 NODE_KINDS = frozenset(typing.get_args(NodeKind))
@@ -236,7 +236,9 @@ def checked_graph(
     n_key, n_name, n_label, n_kind, n_var, n_value, n_saved, n_owner, n_count, n_storage = _table(
         nodes, NODE_COLUMNS
     )
-    s_name, s_tensor, s_value, s_refers, s_freed, s_memory = _table(saved, SAVED_COLUMNS)
+    s_name, s_tensor, s_value, s_refers, s_freed, s_memory, s_recomputed = _table(
+        saved, SAVED_COLUMNS
+    )
     e_source, e_target, e_kind, e_index = _table(edges, EDGE_COLUMNS)
     if type(head) is not tuple or len(head) != 4:
         raise _refuse("malformed fields")
@@ -261,6 +263,7 @@ def checked_graph(
         (s_name, _STR, "SavedValue name"),
         (s_refers, _OPT_STR, "SavedValue refers_to"),
         (s_freed, _BOOL, "SavedValue freed"),
+        (s_recomputed, _BOOL, "SavedValue recomputed"),
         (e_source, _STR, "GraphEdge source"),
         (e_target, _STR, "GraphEdge target"),
         (e_index, _OPT_INT, "GraphEdge input_index"),
@@ -296,6 +299,7 @@ def checked_graph(
             s_refers,
             s_freed,
             [tuple(itertools.islice(storages, len(held))) for held in s_memory],
+            s_recomputed,
             strict=True,
         ),
     )

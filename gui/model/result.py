@@ -131,6 +131,8 @@ class SavedValue:
     Tensors come with their numbers in ``tensor``; other attributes (an exponent, a dim,
     an alpha) in ``value``. ``refers_to`` names the user's variable when the saved tensor
     is that very tensor object. ``freed`` is true when torch had already released it.
+    ``recomputed``: the node was made inside ``torch.utils.checkpoint``, so torch kept no
+    tensor for it, and runs the checkpointed block again in backward to get it.
     """
 
     name: str
@@ -140,6 +142,7 @@ class SavedValue:
     freed: bool = False
     # Where the saved tensor's numbers live (one entry per tensor of a saved list).
     memory: tuple[SavedStorage, ...] = ()
+    recomputed: bool = False
 
 
 # "group" never comes from the engine: it is a collapsed module drawn as one box

@@ -54,28 +54,25 @@ ALLOWED_IMPORTS: frozenset[str] = frozenset({
     "torch", "torch.nn", "torch.nn.functional", "torch.autograd", "torch.autograd.functional",
     "torch.autograd.function", "torch.nn.init", "torch.nn.utils.rnn", "torch.optim",
     "torch.nn.utils.parametrize",
-    "torch.optim.lr_scheduler", "torch.utils", "torch.utils.data", "torch.func",
+    "torch.optim.lr_scheduler", "torch.utils", "torch.utils.data", "torch.utils.checkpoint",
+    "torch.func",
     "torch.distributions", "torch.autograd.graph", "torch.autograd.forward_ad", "math",
     "numpy", "random", "time",
     "functools", "collections", "typing", "copy", "__future__",
 })  # fmt: skip
 IMPORT_HELP = (
     "the modules a program can import here are torch (with torch.nn, torch.optim, "
-    "torch.autograd, torch.utils.data, torch.func, torch.distributions), math, numpy, "
+    "torch.autograd, torch.utils.data, torch.utils.checkpoint, torch.func, "
+    "torch.distributions), math, numpy, "
     "random, time, functools, collections, typing and copy; what it uses from them is "
     "checked one by one (tensor math, never files, the network, other processes or native "
     "code)."
 )
 # Modules refused with a reason of their own: the import check and the guard (a module
-# reached as an attribute, `torch.utils.checkpoint.checkpoint(...)`) say it instead of the
-# general list. One sentence each (no ". " inside).
-REFUSED_MODULE_REASONS: dict[str, str] = {
-    "torch.utils.checkpoint": (
-        "activation checkpointing runs your forward code again inside backward, and the app "
-        "reads every saved tensor to draw the graph, which would run it once more than plain "
-        "torch does; call the block directly (the numbers are the same, only memory differs)."
-    ),
-}
+# reached as an attribute) say it instead of the general list. One sentence each (no ". "
+# inside). None at present: `torch.utils.checkpoint`, the one there was, is admitted
+# through a stand-in that keeps the graph walk from running the block again.
+REFUSED_MODULE_REASONS: dict[str, str] = {}
 # Methods a class the program defines may give itself under a two-underscore name: what
 # tutorials write (``__init__``, ``__call__``, operators, ``__len__``/``__getitem__`` of a
 # dataset). Not ``__getattribute__``, ``__del__``, ``__init_subclass__``, ``__set_name__``,

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from gui.model.result import left_out
 from gui.model.session import Session, Snapshot
 from gui.model.views.memory import (
+    RECOMPUTED,
     MemoryRow,
     MemoryView,
     TotalLine,
@@ -173,6 +174,12 @@ class MemoryPanel(QWidget):
         item.setFont(1, font)
         if row.freed and not row.saved:
             item.addChild(QTreeWidgetItem(["freed by an earlier backward()", ""]))
+        for name in row.recomputed:
+            child = QTreeWidgetItem([f"{name} — recomputed", human_bytes(0)])
+            child.setToolTip(0, literal_html(f"{name}: {RECOMPUTED}"))
+            child.setData(0, KEY_ROLE, row.key)
+            child.setTextAlignment(1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            item.addChild(child)
         for piece in row.saved:
             text = piece.name if not piece.marks else f"{piece.name} — {'; '.join(piece.marks)}"
             child = QTreeWidgetItem([text, human_bytes(piece.bytes)])

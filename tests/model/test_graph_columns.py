@@ -230,6 +230,7 @@ def test_the_untouched_columns_read_back(small: RunResult) -> None:
         (NODES, N["value"], True, "wrong GraphNode value"),
         (NODES, N["saved"], (0, 0), "saved values not in their nodes' order"),
         (SAVED, S["freed"], 0, "SavedValue whose freed is a int"),
+        (SAVED, S["recomputed"], None, "SavedValue whose recomputed is a NoneType"),
         (SAVED, S["memory"], ((0, 1, 2),), "wrong saved memory"),
         (EDGES, E["kind"], "sideways", "GraphEdge whose kind is 'sideways'"),
         (EDGES, E["input_index"], 1.5, "GraphEdge whose input_index is a float"),
@@ -281,7 +282,7 @@ def test_one_big_tensor_held_by_every_node_expands_too_far() -> None:
         (1,) * count,
         (None,) * count,
     )
-    saved: tuple[Any, ...] = ((),) * 6
+    saved: tuple[Any, ...] = ((),) * len(graph_columns.SAVED_COLUMNS)
     edges: tuple[Any, ...] = ((),) * 4
     columns = (tensors, nodes, saved, edges, ("0:AddBackward0", "k", False, False))
     with pytest.raises(pickle.UnpicklingError, match="expands too far"):

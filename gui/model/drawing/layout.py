@@ -236,6 +236,8 @@ def _lines(
     attributes = _attribute_text(node, number) if node.kind == "function" else None
     if attributes:
         lines.append(attributes)
+    if any(s.recomputed for s in node.saved):
+        lines.append("checkpointed: saved recomputed")
     if node.kind in ("function", "leaf", "output", "group"):
         lines.extend(_grad_lines(node, flow, grad, tensor, number))
     return lines

@@ -57,11 +57,12 @@ import torch.nn.utils.rnn
 import torch.optim
 import torch.optim.lr_scheduler
 import torch.utils
+import torch.utils.checkpoint
 import torch.utils.data
 import torch.utils.hooks
 
 from gui.model import safety
-from gui.model.engine import safe_copy
+from gui.model.engine import checkpoint_stand_in, safe_copy
 from gui.model.engine.autograd_nodes import (
     NodeView,
     RawSavedTensor,
@@ -382,6 +383,9 @@ def _stand_ins() -> dict[int, tuple[object, object]]:
         (torch.lstm, checked_lstm),
         # It points each parameter at the vector's memory: fractions only.
         (torch.nn.utils.vector_to_parameters, checked_vector_to_parameters),
+        # Torch's own, telling the graph which nodes it recomputes (never read them).
+        (torch.utils.checkpoint.checkpoint, checkpoint_stand_in.checkpoint),
+        (torch.utils.checkpoint.checkpoint_sequential, checkpoint_stand_in.checkpoint_sequential),
     ]
     pairs += [(getattr(torch, name), _legacy_type(name)) for name in _LEGACY_TYPES]
     return {id(original): (original, stand_in) for original, stand_in in pairs}

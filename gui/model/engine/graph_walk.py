@@ -8,6 +8,7 @@ keep its layout while numbers change.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Mapping
@@ -16,6 +17,7 @@ from typing import Any
 
 import torch
 
+from gui.model.engine.checkpoint_stand_in import made_in_checkpoint
 from gui.model.engine.node_of import node_of
 from gui.model.engine.records import quick_maker
 from gui.model.engine.saved_memory import StorageLedger
@@ -304,6 +306,40 @@ def _nothing_saved(name: str, freed: bool) -> SavedValue:
     return made
 
 
+# Per node class, its ``_saved_*`` attributes that are saved tensors (or lists of them),
+# unpacked when read, rather than numbers or sizes kept as they are.
+_SAVED_TENSORS: dict[type, frozenset[str]] = {}
+
+
+def _saves_a_tensor(node_type: type, attr: str) -> bool:
+    known = _SAVED_TENSORS.get(node_type)
+    if known is None:
+        raw = {a for a in dir(node_type) if a.startswith("_raw_saved_")}
+        known = _SAVED_TENSORS[node_type] = frozenset(
+            a.replace("_raw_saved_", "_saved_", 1) for a in raw
+        )
+    return attr in known
+
+
+@functools.cache
+def _recomputed(name: str) -> SavedValue:
+    return _saved_value(name, recomputed=True)
+
+
+def _checkpointed(fn: Any, attr: str, name: str) -> SavedValue:
+    """What a node made inside a checkpoint saved as ``attr``, without unpacking it: its
+    raw saved tensor has an unpack hook (checkpoint's) when a tensor was saved, none when
+    the node needed none (``mat2`` of a product whose other side needs no gradient)."""
+    try:
+        raw = getattr(fn, attr.replace("_saved_", "_raw_saved_", 1))
+    except RuntimeError:  # freed by an earlier backward without retain_graph
+        return _nothing_saved(name, True)
+    held = raw if isinstance(raw, list | tuple) else (raw,)
+    if any(r.unpack_hook is not None for r in held):
+        return _recomputed(name)
+    return _nothing_saved(name, False)
+
+
 def _read_saved(
     fn: Any,
     attributes: tuple[tuple[str, str], ...],
@@ -319,9 +355,15 @@ def _read_saved(
 
     The getters are called right here, nowhere else: :mod:`.autograd_nodes` knows it as
     the graph's reader, for which a program's saved-tensor unpack hook does not run.
+    Nor are they called for a tensor a node made inside a checkpoint saved: reading it
+    would run the program's block again (see :mod:`.checkpoint_stand_in`).
     """
     result: dict[str, SavedValue] = {}
+    recomputed = made_in_checkpoint(fn)
     for attr, name in attributes:
+        if recomputed and _saves_a_tensor(type(fn), attr):
+            result[name] = _checkpointed(fn, attr, name)
+            continue
         try:
             raw = getattr(fn, attr)
         except RuntimeError:  # freed by an earlier backward without retain_graph

@@ -34,6 +34,7 @@ import torch.nn.utils.rnn
 import torch.optim
 import torch.optim.lr_scheduler
 import torch.utils
+import torch.utils.checkpoint
 import torch.utils.data
 
 # Reached through `torch.X`, `torch.nn.X`... as modules a program may hold.
@@ -55,6 +56,10 @@ MODULES: tuple[types.ModuleType, ...] = (
     torch.optim.lr_scheduler,
     torch.nn.utils,
     torch.utils,
+    # Activation checkpointing: only its two functions are listed, as the engine's
+    # stand-ins (:mod:`.checkpoint_stand_in`); the rest of the module (debug modes,
+    # selective checkpointing's dispatch modes, device states) is refused.
+    torch.utils.checkpoint,
     torch.utils.data,
     torch.func,
     torch.cuda,

@@ -54,6 +54,7 @@ from gui.model.engine.capture import (
     exception_position,
     program_line,
 )
+from gui.model.engine.checkpoint_stand_in import forget_checkpoints
 from gui.model.engine.detail_walk import walk_detail
 from gui.model.engine.graph_walk import Naming
 from gui.model.engine.node_of import node_of
@@ -742,6 +743,7 @@ def run_program(request: RunRequest, inspect: Inspect | None = None) -> RunResul
     random.seed(program.seed)  # `import random` starts from the same state on every run
     np.random.seed(program.seed % 2**32)  # and numpy's global generator
     guard.reset_run_state()
+    forget_checkpoints()
     torch.set_printoptions(profile="default")
     # torch gives some warnings once per process (TORCH_WARN_ONCE: a tensor that requires
     # grad turned into a float...), and this process ran the program before (a slider tick)

@@ -62,13 +62,18 @@ class MemoryRow:
     bytes: int
     saved: tuple[SavedPiece, ...]
     freed: bool = False  # torch had already freed what it saved when the graph was read
+    # What it would save, but made inside torch.utils.checkpoint: not kept, recomputed.
+    recomputed: tuple[str, ...] = ()
 
     @property
     def saved_text(self) -> str:
         """``"self 48 B, other 48 B"``: what it saved, as a line of text."""
         if self.freed and not self.saved:
             return "freed by an earlier backward()"
-        return ", ".join(f"{p.name} {human_bytes(p.bytes)}" for p in self.saved)
+        kept = [f"{p.name} {human_bytes(p.bytes)}" for p in self.saved]
+        if self.recomputed:
+            kept.append(f"{', '.join(self.recomputed)}: {RECOMPUTED}")
+        return ", ".join(kept)
 
     @property
     def marks_text(self) -> str:
@@ -102,6 +107,8 @@ class MemoryView:
     # Nodes of the program's own autograd.Function: what ``ctx.save_for_backward`` kept is
     # read only by the program's backward, so it is not counted (and said so).
     unread: tuple[str, ...] = ()
+    # Nodes made inside torch.utils.checkpoint: they keep nothing, backward recomputes it.
+    recomputed_nodes: int = 0
     status: str = ""
     message: str | None = "Run a program to see what its graph keeps for backward()."
 
@@ -120,6 +127,10 @@ class MemoryView:
     def row(self, key: str) -> MemoryRow | None:
         """The row of node ``key`` (``None``: it saved nothing)."""
         return next((r for r in self.rows if r.key == key), None)
+
+
+# What a checkpointed node's saved tensors are, in a few words (the memory panel, details).
+RECOMPUTED = "recomputed in backward (torch.utils.checkpoint kept none)"
 
 
 def node_title(node: GraphNode) -> str:
@@ -238,12 +249,13 @@ def _row(node: GraphNode, owners: _Owners, near: tuple[str, ...] = ()) -> Memory
                 SavedPiece(name, storage.storage, size, storage.own_bytes, counted, marks)
             )
     freed = any(s.freed for s in node.saved)
-    if not pieces and not freed:
+    recomputed = tuple(s.name for s in node.saved if s.recomputed)
+    if not pieces and not freed and not recomputed:
         return None
     title = node_title(node)
     if node.var is None and near:
         title += f" · {', '.join(near)}"
-    return MemoryRow(node.key, title, sum(held.values()), tuple(pieces), freed)
+    return MemoryRow(node.key, title, sum(held.values()), tuple(pieces), freed, recomputed)
 
 
 def _status(result: RunResult | None) -> str:
@@ -310,6 +322,7 @@ def memory_view(graph: Graph | None, result: RunResult | None = None) -> MemoryV
         program_bytes=sum(storages[s] for s in program),
         program_names=tuple(dict.fromkeys(program.values())),
         unread=unread,
+        recomputed_nodes=sum(1 for row in rows if row.recomputed),
         status=_status(result),
         message=message,
     )
@@ -372,6 +385,17 @@ def totals(view: MemoryView) -> tuple[TotalLine, ...]:
             "(its output goes out of scope).",
         )
     )
+    if view.recomputed_nodes:
+        lines.append(
+            TotalLine(
+                f"Recomputed in backward: {view.recomputed_nodes} nodes",
+                None,
+                "These nodes were made inside torch.utils.checkpoint: torch kept none of the "
+                "tensors they save (counted as 0 above), only the checkpointed block's "
+                "inputs, and backward() runs the block again to get them. That is the "
+                "memory checkpointing saves, paid for with a second forward pass.",
+            )
+        )
     if view.shared_bytes:
         lines.append(
             TotalLine(

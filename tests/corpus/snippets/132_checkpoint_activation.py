@@ -1,6 +1,5 @@
 # after: "Trading compute for memory" posts (torch.utils.checkpoint.checkpoint around a block, use_reentrant=False)
-# expect: refused
-# mentions: checkpoint
+# expect: match
 import torch
 import torch.nn as nn
 

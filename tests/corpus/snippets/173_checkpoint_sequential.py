@@ -1,6 +1,5 @@
 # after: PyTorch docs torch.utils.checkpoint.checkpoint_sequential (segments of an nn.Sequential)
-# expect: refused
-# mentions: checkpoint | runs your forward code again inside backward
+# expect: match
 import torch
 import torch.nn as nn
 from torch.utils.checkpoint import checkpoint_sequential

@@ -1,6 +1,5 @@
 # after: PyTorch docs torch.utils.checkpoint (a plain function of several tensors, use_reentrant=False, a keyword argument passed through)
-# expect: refused
-# mentions: checkpoint | call the block directly
+# expect: match
 import torch
 from torch.utils.checkpoint import checkpoint
 

@@ -4,7 +4,7 @@ What was admitted (see ``allowlist.py``): ``@once_differentiable`` (the app's st
 around torch's), anomaly mode (``set_detect_anomaly``, ``detect_anomaly``),
 ``torch.nn.utils.rnn``'s padding and packing, and a few of ``torch.distributions``
 (``Normal``, ``Categorical``, ``Bernoulli``, ``Independent``, ``kl_divergence`` through a
-stand-in). ``torch.utils.checkpoint`` stays refused.
+stand-in).
 
 Each attack tries to leave something behind for a later run (a registry, a class-level
 default, an attribute written onto a shared module or class by torch's own code), or to
@@ -674,21 +674,24 @@ def test_a_vae_step_gives_plain_torchs_numbers_on_every_run(
         assert result.warnings == ()
 
 
-# -- 5. torch.utils.checkpoint stays refused -------------------------------------------------
+# -- 5. torch.utils.checkpoint: its two functions, nothing else -------------------------------
+# (checkpointing itself: tests/model/engine/test_checkpoint.py)
 
 
 @pytest.mark.parametrize(
-    "code",
+    ("code", "name"),
     [
-        "c = torch.utils.checkpoint",
-        "c = torch.utils.checkpoint.checkpoint",
-        "import torch.utils.checkpoint",
-        "from torch.utils.checkpoint import checkpoint",
-        "from torch.utils import checkpoint",
+        ("c = torch.utils.checkpoint.CheckpointFunction", "CheckpointFunction"),
+        ("c = torch.utils.checkpoint.set_checkpoint_early_stop", "set_checkpoint_early_stop"),
+        ("c = torch.utils.checkpoint.set_checkpoint_debug_enabled", "set_checkpoint_debug"),
+        ("c = torch.utils.checkpoint.DefaultDeviceType", "DefaultDeviceType"),
+        ("c = torch.utils.checkpoint.create_selective_checkpoint_contexts", "selective"),
+        ("from torch.utils.checkpoint import _checkpoint_hook", "_checkpoint_hook"),
+        ("import torch.utils.checkpoint as c\nw = c.warnings", "warnings"),
     ],
 )
-def test_checkpoint_stays_refused(code: str) -> None:
-    assert_refused(run(code), "checkpoint")
+def test_checkpoint_module_lends_only_its_two_functions(code: str, name: str) -> None:
+    assert_refused(run(code), name)
 
 
 # -- the list holds objects --------------------------------------------------------------------

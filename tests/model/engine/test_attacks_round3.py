@@ -585,7 +585,7 @@ BUILTIN_ATTACKS = [
     pytest.param("from torch.utils import cpp_extension\n", id="from-cpp-extension"),
     pytest.param("import torch.utils.data.dataloader\n", id="dataloader-module"),
     pytest.param("x = torch.utils.data.dataloader\n", id="dataloader-attribute"),
-    pytest.param("x = torch.utils.checkpoint\n", id="checkpoint-module"),
+    pytest.param("x = torch.utils.checkpoint.set_device_states\n", id="checkpoint-device"),
     pytest.param("x = torch.utils.hooks\n", id="utils-hooks"),
     pytest.param("import torch.optim.lr_scheduler as s\nw = s.warnings\n", id="scheduler-warn"),
     pytest.param("x = torch.optim.Optimizer.__init__.__globals__\n", id="optimizer-globals"),

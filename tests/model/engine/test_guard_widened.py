@@ -84,7 +84,11 @@ ATTACKS = [
     pytest.param(
         "import torch.utils\nc = torch.utils.cpp_extension", "cpp_extension", id="cpp-extension"
     ),
-    pytest.param("c = torch.utils.checkpoint", "checkpoint", id="utils-checkpoint"),
+    pytest.param(
+        "c = torch.utils.checkpoint.set_checkpoint_debug_enabled",
+        "set_checkpoint_debug_enabled",
+        id="utils-checkpoint-debug",
+    ),
     pytest.param("d = torch.utils.data.dataloader", "dataloader", id="data-internals"),
     pytest.param("w = torch.utils.data.get_worker_info", "get_worker_info", id="worker-info"),
     pytest.param("m = torch.cuda.memory", "memory", id="cuda-memory"),

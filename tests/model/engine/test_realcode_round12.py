@@ -521,16 +521,6 @@ CHECKPOINTED = (
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "torch.utils.checkpoint stays refused (gui/model/safety.py REFUSED_MODULE_REASONS): "
-        "reading a checkpointed node's `_saved_*` outside backward re-runs the block (plain "
-        "torch: `calls` goes 1 -> 2 on reading `y.grad_fn._saved_result`), so the graph walk "
-        "(graph_walk._read_saved / detail_walk, the lead's files) must skip the nodes a "
-        "checkpoint made before it can be admitted"
-    ),
-)
 def test_checkpoint_non_reentrant_runs_as_plain_torch() -> None:
     from tests.corpus.harness import differences
 

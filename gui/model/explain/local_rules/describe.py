@@ -192,9 +192,16 @@ def _partials(rule: Rule, ctx: Ctx) -> str:
 def _saved_rows(node: GraphNode) -> tuple[tuple[str, str], ...]:
     rows = []
     for s in node.saved:
-        if "stride" in s.name or (s.value is None and s.tensor is None and not s.freed):
+        if "stride" in s.name or (
+            s.value is None and s.tensor is None and not s.freed and not s.recomputed
+        ):
             continue  # memory layout, or nothing saved (not needed for this backward)
-        if s.freed:
+        if s.recomputed:
+            shown = (
+                "not kept: made inside torch.utils.checkpoint, so backward() runs the "
+                "checkpointed block again to get it"
+            )
+        elif s.freed:
             shown = "freed by an earlier backward (pass retain_graph=True to keep it)"
         elif s.tensor is not None:
             shown = text(s.tensor) + (f"   (this is {s.refers_to})" if s.refers_to else "")
