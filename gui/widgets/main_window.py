@@ -714,10 +714,14 @@ class MainWindow(WindowFiles):
     def show_view(self, name: str) -> bool:
         """Raise the page of :attr:`views` whose objectName is ``name`` ("plots",
         "jacobian"...), bringing its tab up in compact mode; ``False`` if there is none.
+        ``"details"`` raises the node details (a tab in compact mode, else always shown).
         ``"replay"`` starts the step-through of the graph's backward call at its seed (its
         bar sits under the graph's toolbar)."""
         if name == "replay":
             self._session.start_replay(playing=False)
+            return True
+        if name == "details":  # beside the views; a tab of its own in compact mode
+            self._show_details_tab(True)
             return True
         page = self.views.findChild(QWidget, name)
         if page is None or self.views.indexOf(page) < 0:

@@ -318,3 +318,25 @@ def test_in_compact_mode_the_view_a_step_asks_for_stays_up(
         assert window.views.currentWidget() is page
     qtbot.wait(50)
     assert window.controls.currentWidget() is window.views, "the arrangement did not undo it"
+
+
+def test_in_compact_mode_a_step_asking_for_the_details_raises_them(
+    qtbot: QtBot, make_explorer: MakeExplorer, tmp_path: Path
+) -> None:
+    # The lesson format lists "details" among the views; the window once skipped it.
+    other = CODE.replace("y ** 3", "y ** 2")  # a step that changes the code too
+    steps = [{"note": "one"}, {"note": "y's", "code": other, "select": "y", "view": "details"}]
+    path = tmp_path / "details.json"
+    path.write_text(json.dumps({**LESSON, "steps": steps}), encoding="utf-8")
+    explorer = make_explorer(size=(1024, 768))
+    window = explorer.window
+    assert window.open_path(path)
+    settle(qtbot, explorer.session)
+    qtbot.wait(50)
+    assert window.compact() and window.controls.currentWidget() is not window.details
+    window.commands["next_step"].trigger()
+    settle(qtbot, explorer.session)
+    qtbot.waitUntil(lambda: window.controls.currentWidget() is window.details)
+    assert explorer.snapshot.selected_node is not None
+    qtbot.wait(50)
+    assert window.controls.currentWidget() is window.details, "the arrangement did not undo it"
