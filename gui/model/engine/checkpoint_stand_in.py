@@ -28,6 +28,7 @@ from typing import Any
 import torch
 import torch.utils.checkpoint
 
+from gui.model.engine import program_code
 from gui.model.engine.refusal import CodeRefusedAtRuntime
 
 _next_node_number = torch._C._autograd._get_sequence_nr
@@ -64,8 +65,10 @@ def _contexts() -> tuple[contextlib.AbstractContextManager[None], contextlib.nul
     return _noting_the_nodes(), contextlib.nullcontext()
 
 
-def _needs_a_warm_process() -> None:
-    """Checkpointing reaches ``torch._dynamo`` (its config, its "run without compiling"
+def _checkpointing() -> None:
+    """Before a checkpoint: a warm process, and the program's code noted in autograd.
+
+    Checkpointing reaches ``torch._dynamo`` (its config, its "run without compiling"
     wrapper), which imports itself on first use and needs a temporary folder to do so:
     behind the operating system's wall, only a process that finished warming up (the
     allowlist's slow part imported it) can checkpoint. A cold one refuses, and the engine
@@ -78,6 +81,10 @@ def _needs_a_warm_process() -> None:
             "`torch.utils.checkpoint` is not available until the engine has warmed up: "
             "run the code again in a moment."
         )
+    if torch.is_grad_enabled():
+        # Both variants run the block again inside backward: the program's code, which
+        # no second backward of the engine's own (a Jacobian) may run once more.
+        program_code.note_in_autograd()
 
 
 def checkpoint(
@@ -104,7 +111,7 @@ def checkpoint(
             "`checkpoint(..., debug=True)` is not available here; leave it out (the "
             "numbers are the same, and the graph shows which nodes are recomputed)."
         )
-    _needs_a_warm_process()
+    _checkpointing()
     # Read once: torch reads it again, and a program's object could answer otherwise.
     reentrant = None if use_reentrant is None else bool(use_reentrant)
     if reentrant is None or reentrant:
@@ -119,7 +126,7 @@ def checkpoint_sequential(
 ) -> Any:
     """``torch.utils.checkpoint.checkpoint_sequential`` for programs: every segment but
     the last checkpointed (through :func:`checkpoint`), the last run as it is."""
-    _needs_a_warm_process()
+    _checkpointing()
     reentrant = None if use_reentrant is None else bool(use_reentrant)
     if reentrant is None or reentrant:
         return torch.utils.checkpoint.checkpoint_sequential(

@@ -243,3 +243,23 @@ def test_only_what_a_node_saved_is_called_recomputed() -> None:
     saved = {s.name: s for s in addmm.saved}
     assert saved["mat1"].recomputed and not saved["mat2"].recomputed
     assert saved["mat2"].tensor is None and not saved["mat2"].freed
+
+
+def test_the_engine_runs_no_second_backward_of_its_own() -> None:
+    # A vector output: the app's Jacobian would be a second backward through the block,
+    # which would run it (and print) once more than plain torch does.
+    code = (
+        "import torch\nfrom torch.utils.checkpoint import checkpoint\n"
+        "def block(h):\n    print('block runs')\n    return h.sin() * 2\n"
+        "x = torch.tensor([0.5, 1.0, -0.3], requires_grad=True)\n"
+        "y = checkpoint(block, x, use_reentrant=False)\n"
+    )
+    failing = run_program(RunRequest(Program(code=code), time_limit=30))
+    assert failing.error is not None and failing.error.kind == "non-scalar-backward"
+    assert [p.text for p in failing.printed] == ["block runs"]  # plain torch: no recompute
+    seeded = code + "y.backward(torch.tensor([1.0, 0.5, 2.0]))\n"
+    result = _same_as_plain(seeded)
+    assert [p.text for p in result.printed] == ["block runs", "block runs"]
+    assert (
+        result.steps[-1].jacobian_note is not None and "own code" in result.steps[-1].jacobian_note
+    )
