@@ -22,6 +22,7 @@ block's inputs as ordinary tensors, so it is torch's own, unchanged.
 from __future__ import annotations
 
 import contextlib
+import types
 from collections.abc import Iterator
 from typing import Any
 
@@ -49,6 +50,59 @@ def made_in_checkpoint(node: Any) -> bool:
         return False
     number = node._sequence_nr()
     return any(first <= number < past for first, past in _checkpointed)
+
+
+def saved_through_checkpoint(node: Any) -> bool:
+    """Whether ``node`` saved its tensors through ``torch.utils.checkpoint``'s hooks, told
+    without unpacking them (which would run the checkpointed block again).
+
+    For a graph built outside the engine (``explore(loss)`` of a model that checkpoints,
+    as ``gradient_checkpointing`` does), which has no notes of the stand-in's: its first
+    saved tensor's raw form names the function it unpacks with, compared by code object
+    with those torch's checkpoint hooks are made of."""
+    for raw_name in _raw_saved_names(type(node)):
+        try:
+            raw = getattr(node, raw_name)
+        except RuntimeError:  # freed by an earlier backward
+            return False
+        for one in raw if isinstance(raw, list | tuple) else (raw,):
+            if one.unpack_hook is not None:
+                return getattr(one.unpack_hook, "__code__", None) in _checkpoint_hook_codes()
+    return False
+
+
+_RAW_SAVED: dict[type, tuple[str, ...]] = {}
+
+
+def _raw_saved_names(node_type: type) -> tuple[str, ...]:
+    """A node class's ``_raw_saved_*`` attributes: its saved tensors, raw (not unpacked)."""
+    names = _RAW_SAVED.get(node_type)
+    if names is None:
+        names = _RAW_SAVED[node_type] = tuple(
+            a for a in dir(node_type) if a.startswith("_raw_saved_")
+        )
+    return names
+
+
+def _checkpoint_hook_codes() -> frozenset[types.CodeType]:
+    """The code of the functions torch's checkpoint hooks are made of (pack, unpack, unpack
+    with debug's error callback; each checkpoint makes new ones, all with these codes),
+    and of the engine's checked hooks around them (:mod:`.autograd_nodes`) once they are
+    in place: the class torch's checkpoint makes its hooks with, and its bases."""
+    hooks: Any = torch.utils.checkpoint._checkpoint_hook
+    found = _HOOK_CODES.get(hooks)
+    if found is None:
+        found = _HOOK_CODES[hooks] = frozenset(
+            code
+            for cls in hooks.__mro__
+            if "__init__" in vars(cls) and hasattr(vars(cls)["__init__"], "__code__")
+            for code in vars(cls)["__init__"].__code__.co_consts
+            if isinstance(code, types.CodeType)
+        )
+    return found
+
+
+_HOOK_CODES: dict[type, frozenset[types.CodeType]] = {}
 
 
 @contextlib.contextmanager

@@ -17,7 +17,7 @@ from typing import Any
 
 import torch
 
-from gui.model.engine.checkpoint_stand_in import made_in_checkpoint
+from gui.model.engine.checkpoint_stand_in import made_in_checkpoint, saved_through_checkpoint
 from gui.model.engine.node_of import node_of
 from gui.model.engine.records import quick_maker
 from gui.model.engine.saved_memory import StorageLedger
@@ -52,6 +52,9 @@ class Naming:
     values: dict[int, tuple[torch.Tensor | TensorData | DeferredRead, ...]] = field(
         default_factory=dict
     )
+    # A graph built outside the engine (``explore``): nodes made inside a checkpoint are
+    # told by their saved tensors' unpack hook, not by the checkpoint stand-in's notes.
+    foreign_checkpoints: bool = False
 
     def name_of_tensor(self, t: torch.Tensor) -> str | None:
         name = self.tensors.get(id(t))
@@ -359,7 +362,9 @@ def _read_saved(
     would run the program's block again (see :mod:`.checkpoint_stand_in`).
     """
     result: dict[str, SavedValue] = {}
-    recomputed = made_in_checkpoint(fn)
+    recomputed = made_in_checkpoint(fn) or (
+        naming.foreign_checkpoints and saved_through_checkpoint(fn)
+    )
     for attr, name in attributes:
         if recomputed and _saves_a_tensor(type(fn), attr):
             result[name] = _checkpointed(fn, attr, name)

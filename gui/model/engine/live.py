@@ -83,6 +83,8 @@ class LiveGraph:
         self.output_name = output_name or DEFAULT_OUTPUT_NAME
         named = name_graph(output, self.output_name, names)
         self.naming = named.naming
+        # The user's model may checkpoint (torch's own checkpoint, not the engine's).
+        self.naming.foreign_checkpoints = True
         self.leaves = named.leaves
         self.computed = named.computed
 

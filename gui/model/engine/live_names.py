@@ -15,6 +15,7 @@ from typing import Any
 
 import torch
 
+from gui.model.engine.checkpoint_stand_in import saved_through_checkpoint
 from gui.model.engine.graph_walk import MAX_FUNCTION_NODES, Naming
 
 # A leaf nobody named is called this, numbered in the order the walk meets it.
@@ -101,6 +102,8 @@ def _forward_values(fns: list[Any], naming: Naming) -> None:
     """
     in_graph = {id(fn): fn for fn in fns}
     for fn in fns:
+        if saved_through_checkpoint(fn):
+            continue  # reading would run the checkpointed block again (once per read)
         for attr in _saved_tensor_attributes(type(fn)):
             try:
                 saved = getattr(fn, attr)

@@ -268,3 +268,44 @@ def test_a_tensor_without_a_graph_is_refused_in_words() -> None:
         LiveGraph(torch.ones(3).sum())
     with pytest.raises(TypeError, match="names"):
         named_sources({"w": 3}, None, None)
+
+
+class CheckpointedBlocks(RepeatedBlocks):
+    """The same blocks under torch's own checkpoint (as ``gradient_checkpointing`` does):
+    built outside the engine, so no stand-in noted which nodes the blocks made."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for block in self.blocks:
+            x = torch.utils.checkpoint.checkpoint(self._counted, block, x, use_reentrant=False)
+        return self.head(x)
+
+    def _counted(self, block: nn.Module, x: torch.Tensor) -> torch.Tensor:
+        self.calls += 1
+        return block(x)
+
+
+def test_a_checkpointed_model_is_drawn_without_running_its_blocks_again() -> None:
+    torch.manual_seed(4)
+    model = CheckpointedBlocks()
+    x = torch.randn(5, 4)
+    loss = loss_of(model, x)
+    assert model.calls == 3
+    graph = LiveGraph(loss, "loss", named_sources(None, model, None))
+    result = run(graph)
+    assert result.error is None and result.graph is not None
+    # The walk unpacked nothing; the window's backward recomputed each block once.
+    assert model.calls == 6
+    recomputed = [n for n in result.graph.nodes if any(s.recomputed for s in n.saved)]
+    assert {n.name for n in recomputed} == {"AddmmBackward0", "TanhBackward0"}
+    assert len(recomputed) == 6  # every block's two nodes; the head's product is read
+    head = [n for n in result.graph.nodes if n.name == "AddmmBackward0" and n not in recomputed]
+    assert len(head) == 1 and any(s.tensor is not None for s in head[0].saved)
+    expected = reference_grads(model, x)
+    for name, _ in model.named_parameters():
+        grad = result.tensors[name].grad
+        assert grad is not None
+        assert torch.allclose(torch.tensor(grad.values), torch.tensor(expected[name]), atol=1e-6)
