@@ -21,6 +21,7 @@ block's inputs as ordinary tensors, so it is torch's own, unchanged.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import types
 from collections.abc import Iterator
@@ -34,22 +35,39 @@ from gui.model.engine.refusal import CodeRefusedAtRuntime
 
 _next_node_number = torch._C._autograd._get_sequence_nr
 
-# The numbers of the nodes made inside a checkpointed block this run: [first, past last).
-_checkpointed: list[tuple[int, int]] = []
+# The numbers of the nodes made inside checkpointed blocks this run, as sorted disjoint
+# ranges [first, past last): ``_firsts[i]`` to ``_pasts[i]`` (a model checkpointing every
+# layer has hundreds, looked up for each of thousands of nodes).
+_firsts: list[int] = []
+_pasts: list[int] = []
 
 
 def forget_checkpoints() -> None:
     """A new run: no node of it was made inside a checkpoint yet."""
-    _checkpointed.clear()
+    _firsts.clear()
+    _pasts.clear()
 
 
 def made_in_checkpoint(node: Any) -> bool:
     """Whether ``node`` (a ``grad_fn``) was made inside a checkpointed block of this run:
     its saved tensors are recomputed when read, by running the program's block again."""
-    if not _checkpointed:
+    if not _firsts:
         return False
     number = node._sequence_nr()
-    return any(first <= number < past for first, past in _checkpointed)
+    i = bisect.bisect_right(_firsts, number) - 1
+    return i >= 0 and number < _pasts[i]
+
+
+def _note_range(first: int, past: int) -> None:
+    """Blocks end in order (an inner one before the one around it), so a new range ends
+    last: it swallows the ranges it overlaps (nested checkpoints) and goes at the end."""
+    if past <= first:
+        return
+    while _pasts and _pasts[-1] > first:
+        first = min(first, _firsts.pop())
+        _pasts.pop()
+    _firsts.append(first)
+    _pasts.append(past)
 
 
 def saved_through_checkpoint(node: Any) -> bool:
@@ -111,7 +129,7 @@ def _noting_the_nodes() -> Iterator[None]:
     try:
         yield
     finally:
-        _checkpointed.append((first, _next_node_number()))
+        _note_range(first, _next_node_number())
 
 
 def _contexts() -> tuple[contextlib.AbstractContextManager[None], contextlib.nullcontext[None]]:

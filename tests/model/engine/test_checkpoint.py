@@ -263,3 +263,24 @@ def test_the_engine_runs_no_second_backward_of_its_own() -> None:
     assert (
         result.steps[-1].jacobian_note is not None and "own code" in result.steps[-1].jacobian_note
     )
+
+
+def test_the_ranges_of_nested_and_later_blocks() -> None:
+    from gui.model.engine import checkpoint_stand_in as stand_in
+
+    class Node:
+        def __init__(self, number: int) -> None:
+            self.number = number
+
+        def _sequence_nr(self) -> int:
+            return self.number
+
+    stand_in.forget_checkpoints()
+    try:
+        # Inner blocks end first: (5, 8) inside (3, 12), (21, 22) inside (20, 25).
+        for first, past in [(5, 8), (9, 9), (3, 12), (21, 22), (20, 25), (30, 31)]:
+            stand_in._note_range(first, past)
+        inside = [n for n in range(40) if stand_in.made_in_checkpoint(Node(n))]
+        assert inside == [*range(3, 12), *range(20, 25), 30]
+    finally:
+        stand_in.forget_checkpoints()
