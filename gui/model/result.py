@@ -305,13 +305,16 @@ class PrintedLine:
 
     ``left_out`` is non-zero for the one entry that stands in for printed chunks the result
     does not keep (the first and the last are kept; see
-    :mod:`gui.model.engine.capture`); its ``text`` says how many.
+    :mod:`gui.model.engine.capture`); its ``text`` says how many. ``during_step`` is the
+    backward call (counted from 1) that was running when it was printed: by a hook, a
+    custom Function's backward or a checkpointed block run again (``None``: none was).
     """
 
     line: int | None
     text: str
     after_step: int
     left_out: int = 0
+    during_step: int | None = None
 
 
 @dataclass(frozen=True)

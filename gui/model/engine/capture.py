@@ -118,16 +118,22 @@ class PrintCapture:
     """The ``print`` the program gets: keeps each call's text with its line.
 
     ``steps_done`` tells how many backward steps ran before each print, so a view can
-    interleave printed text with the steps as they happened. Only the first and the last
-    chunks are kept (:class:`FirstAndLast`); :attr:`lines` says how many were left out.
+    interleave printed text with the steps as they happened; ``step_running`` which one
+    (from 1) is running, if any. Only the first and the last chunks are kept
+    (:class:`FirstAndLast`); :attr:`lines` says how many were left out.
     """
 
-    def __init__(self, steps_done: Callable[[], int]) -> None:
+    def __init__(
+        self,
+        steps_done: Callable[[], int],
+        step_running: Callable[[], int | None] = lambda: None,
+    ) -> None:
         self._kept: FirstAndLast[PrintedLine] = FirstAndLast(
             KEPT_PRINTED_CHUNKS, KEPT_PRINTED_CHARS, lambda p: len(p.text)
         )
         self._calls = 0
         self._steps_done = steps_done
+        self._step_running = step_running
 
     @property
     def truncated(self) -> bool:
@@ -169,6 +175,7 @@ class PrintCapture:
                 line=program_line(),
                 text=bounded_text(text.removesuffix("\n")),
                 after_step=self._steps_done(),
+                during_step=self._step_running(),
             )
         )
 

@@ -102,7 +102,7 @@ class _Run:
         self.step_count = 0  # backward calls made, kept or not
         self.last_step: RecordedStep | None = None
         self.walked_nodes = 0  # graph nodes recorded across steps, for the detail budget
-        self.printed = PrintCapture(lambda: self.step_count)
+        self.printed = PrintCapture(lambda: self.step_count, self._step_running)
         self.warned = WarningCapture(self._warning_context)
         self.last_backward_tensor: torch.Tensor | None = None
         self.backward_context = explain.ErrorContext()
@@ -267,6 +267,10 @@ class _Run:
         )
         self.last_code_backward_line = call.line
         return call
+
+    def _step_running(self) -> int | None:
+        """The backward call running now, from 1 (``None``: none is)."""
+        return None if self.current_call is None else self.step_count + 1
 
     def backward(self, call: BackwardCall) -> RecordedStep:
         """Run and record one backward call (from the code or from the session)."""

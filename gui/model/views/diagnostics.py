@@ -111,6 +111,8 @@ def printed_text(printed: Sequence[PrintedLine], truncated: bool = False) -> str
             continue
         prefix = f"{'?' if p.line is None else p.line:>{width}} │ "
         lines = p.text.split("\n")
+        if p.during_step is not None:  # why a line is printed twice: backward ran it again
+            lines[-1] += f"   ← inside backward call {p.during_step}"
         out.append(prefix + lines[0])
         out += [" " * (width + 1) + "│ " + rest for rest in lines[1:]]
     if truncated and not any(p.left_out for p in printed):

@@ -96,6 +96,8 @@ def test_the_added_backward_recomputes_once_too() -> None:
     result = run_program(RunRequest(Program(code=code), time_limit=30))
     assert result.error is None, result.error
     assert [p.text for p in result.printed] == ["block runs", "block runs"]
+    # The second time, backward ran it: the printed output says so.
+    assert [p.during_step for p in result.printed] == [None, 1]
     plain = run_plain(_code(WITH_BACKWARD, "False"), ("x.grad", "w.grad"))
     assert result.tensors["x"].grad is not None
     assert result.tensors["x"].grad.values == plain.namespace["x.grad"].values

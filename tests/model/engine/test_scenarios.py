@@ -275,5 +275,19 @@ def test_tutorial_code_with_prints_and_zeroing_is_recorded_in_order() -> None:
     assert [s.zero_grad for s in result.steps] == [False, True]
     assert [p.line for p in result.printed] == [7, 10]
     assert [p.after_step for p in result.printed] == [1, 2]
+    assert [p.during_step for p in result.printed] == [None, None]
     assert "43.4" in result.printed[0].text
     assert grad(result, "x") == approx([[0.0, 2.052], [0.0, 18.76]])
+
+
+def test_what_a_hook_prints_says_it_ran_inside_backward() -> None:
+    # "Why is my print shown between the others?": the hook runs inside backward().
+    code = (
+        "x = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        "x.register_hook(lambda g: print('grad arriving', g))\n"
+        "y = (x * x).sum()\nprint('before')\ny.backward()\nprint('after')\n"
+    )
+    result = run_program(RunRequest(Program(code=code)))
+    assert result.error is None
+    printed = [(p.text.split(" ")[0], p.after_step, p.during_step) for p in result.printed]
+    assert printed == [("before", 0, None), ("grad", 0, 1), ("after", 1, None)]

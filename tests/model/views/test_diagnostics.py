@@ -68,6 +68,18 @@ def test_printed_chunks_follow_their_line_numbers() -> None:
     assert printed_text((), truncated=True) == "… printing stopped here (too many lines)"
 
 
+def test_a_chunk_printed_inside_backward_says_which_call() -> None:
+    # A hook, a custom Function's backward, a checkpointed block run again.
+    printed = (
+        PrintedLine(10, "block runs", 0),
+        PrintedLine(10, "two\nlines", 0, during_step=1),
+        PrintedLine(14, "after", 1),
+    )
+    assert printed_text(printed) == (
+        "10 │ block runs\n10 │ two\n   │ lines   ← inside backward call 1\n14 │ after"
+    )
+
+
 def test_printed_text_says_what_was_left_out_between_start_and_end() -> None:
     printed = (
         PrintedLine(3, "0", 0),
