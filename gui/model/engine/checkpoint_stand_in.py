@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import sys
 import types
 from collections.abc import Iterator
 from typing import Any
@@ -143,12 +144,10 @@ def _checkpointing() -> None:
     Checkpointing reaches ``torch._dynamo`` (its config, its "run without compiling"
     wrapper), which imports itself on first use and needs a temporary folder to do so:
     behind the operating system's wall, only a process that finished warming up (the
-    allowlist's slow part imported it) can checkpoint. A cold one refuses, and the engine
-    hands a refused program to a warm process (:mod:`.fork_server`): the learner never
-    sees this sentence."""
-    from gui.model.engine.allowlist import allowlist  # (the allowlist lists this module)
-
-    if not allowlist().is_complete:
+    allowlist's slow part imports it, making an optimizer) can checkpoint. A cold one
+    refuses, and the engine hands a refused program to a warm process
+    (:mod:`.fork_server`): the learner never sees this sentence."""
+    if sys.modules.get("torch._dynamo") is None:
         raise CodeRefusedAtRuntime(
             "`torch.utils.checkpoint` is not available until the engine has warmed up: "
             "run the code again in a moment."
