@@ -125,7 +125,7 @@ def _check_objects(kind: type, objects: list[object], pending: list[object]) -> 
                         f"{type(state[name]).__name__}"
                     )
             raise pickle.UnpicklingError(f"the engine sent a {kind.__name__} with a wrong {name}")
-    consistent = _CONSISTENT.get(kind)
+    consistent = _consistency().get(kind)
     if consistent is not None:
         consistent(states)
 
@@ -167,6 +167,16 @@ _CONSISTENT: dict[type, typing.Callable[[list[dict[str, Any]]], None]] = {
     Explanation: _explained_briefly,
     PrintedLine: _printed_briefly,
 }
+
+
+@functools.cache
+def _consistency() -> dict[type, typing.Callable[[list[dict[str, Any]]], None]]:
+    """:data:`_CONSISTENT`, and the layout worker's places (:mod:`.wire_places`); imported
+    at the first read, not with this module, which the engine's processes load too."""
+    from gui.model.drawing.layout import GraphLayout, NodeBox
+    from gui.model.wire_places import check_boxes, check_layouts
+
+    return {**_CONSISTENT, NodeBox: check_boxes, GraphLayout: check_layouts}
 
 
 def holds_only_numbers(values: list[Any]) -> bool:

@@ -8,6 +8,8 @@ graph's labels are placed a part at a time, as they come into view.
 
 from __future__ import annotations
 
+from typing import Generic, TypeVar
+
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QPainterPath
 from PySide6.QtWidgets import QGraphicsScene
@@ -34,38 +36,72 @@ def _label_budget(edge: GraphEdge, nodes: dict[str, GraphNode], label: EdgeLabel
     return label.width_of(edge_label(widest_like(value)))
 
 
+# Grids bucket things by the 100-point cells they cover. A thing covering more cells than
+# this (an edge across a tall graph, or places a broken layout worker sent: up to 1e7
+# points) is kept in one list every lookup reads instead: a lookup walks a bounded number
+# of cells whatever the size of the picture.
+CELL = 100.0
+MAX_CELLS = 1024
+T = TypeVar("T")
+
+
+class _Grid(Generic[T]):
+    """Entries bucketed by cell (each with its bounds), for lookups near a rectangle."""
+
+    def __init__(self) -> None:
+        self._cells: dict[tuple[int, int], list[tuple[QRectF, T]]] = {}
+        self._spanning: list[tuple[QRectF, T]] = []  # (see MAX_CELLS)
+
+    def add(self, bounds: QRectF, entry: T) -> None:
+        keys = _cell_keys(bounds)
+        if keys is None:
+            self._spanning.append((bounds, entry))
+            return
+        for key in keys:
+            self._cells.setdefault(key, []).append((bounds, entry))
+
+    def near(self, rect: QRectF) -> list[tuple[QRectF, T]]:
+        """Every entry whose bounds may meet ``rect`` (each once, in no particular order;
+        some may not meet it: the caller checks)."""
+        keys = _cell_keys(rect)
+        found = [*self._spanning]
+        buckets = self._cells.values() if keys is None else (self._cells.get(k, ()) for k in keys)
+        seen: set[int] = set()
+        for bucket in buckets:
+            for bounds, entry in bucket:
+                if id(entry) not in seen:
+                    seen.add(id(entry))
+                    found.append((bounds, entry))
+        return found
+
+
+def _cell_keys(rect: QRectF) -> list[tuple[int, int]] | None:
+    """The cells ``rect`` covers, or ``None`` past :data:`MAX_CELLS` of them."""
+    left, right = int(rect.left() // CELL), int(rect.right() // CELL)
+    top, bottom = int(rect.top() // CELL), int(rect.bottom() // CELL)
+    if (right - left + 1) * (bottom - top + 1) > MAX_CELLS:
+        return None
+    return [(x, y) for x in range(left, right + 1) for y in range(top, bottom + 1)]
+
+
 class _Placed:
     """Label plates placed so far, bucketed on a coarse grid so lookups stay local."""
 
-    CELL = 100.0
-
     def __init__(self) -> None:
-        self._cells: dict[tuple[int, int], list[QRectF]] = {}
-
-    def _keys(self, rect: QRectF) -> list[tuple[int, int]]:
-        c = self.CELL
-        xs = range(int(rect.left() // c), int(rect.right() // c) + 1)
-        ys = range(int(rect.top() // c), int(rect.bottom() // c) + 1)
-        return [(x, y) for x in xs for y in ys]
+        self._grid: _Grid[QRectF] = _Grid()
 
     def add(self, rect: QRectF) -> None:
-        for key in self._keys(rect):
-            self._cells.setdefault(key, []).append(rect)
+        self._grid.add(rect, rect)
 
     def count(self, rect: QRectF, limit: int) -> int:
         """How many placed plates ``rect`` overlaps, or any number from ``limit`` up once
         it reaches that many (the caller only asks whether it is under ``limit``)."""
-        seen: set[int] = set()
         total = 0
-        for key in self._keys(rect):
-            for placed in self._cells.get(key, ()):
-                if id(placed) in seen:
-                    continue
-                seen.add(id(placed))
-                if rect.intersects(placed):
-                    total += 1
-                    if total >= limit:
-                        return total
+        for placed, _ in self._grid.near(rect):
+            if rect.intersects(placed):
+                total += 1
+                if total >= limit:
+                    return total
         return total
 
 
@@ -74,50 +110,35 @@ class _Obstacles:
     grid: asking the scene "what is here?" per candidate spot scans every item in Python
     (a ~260-node graph took 60 ms of boundingRect calls)."""
 
-    CELL = 100.0
-
     def __init__(self, scene: QGraphicsScene) -> None:
-        self._cells: dict[tuple[int, int], list[tuple[QRectF, QPainterPath, int, object]]] = {}
+        self._grid: _Grid[tuple[QPainterPath, int, object]] = _Grid()
         for item in scene.items():
             if isinstance(item, EdgeLabelItem):
                 continue
-            owner = item
             weight = 3 if isinstance(item, NodeItem) else 1
             shape = item.sceneTransform().map(item.shape())
-            self._add((item.sceneBoundingRect(), shape, weight, owner))
+            self._grid.add(item.sceneBoundingRect(), (shape, weight, item))
             if isinstance(item, EdgeItem):
                 # The arrowhead, an obstacle of its own (it is painted by the edge).
                 arrow = item.arrow()
                 if not arrow.isEmpty():
                     head = QPainterPath()
                     head.addPolygon(arrow)
-                    self._add((arrow.boundingRect(), head, 1, item))
-
-    def _add(self, entry: tuple[QRectF, QPainterPath, int, object]) -> None:
-        for key in _cell_keys(entry[0], self.CELL):
-            self._cells.setdefault(key, []).append(entry)
+                    self._grid.add(arrow.boundingRect(), (head, 1, item))
 
     def hits(self, rect: QRectF, own: EdgeItem, limit: int) -> int:
         """How much ``rect`` covers (a box counts 3, a line or arrowhead 1), or any number
         from ``limit`` up once it reaches that much."""
-        seen: set[int] = set()
         total = 0
-        for key in _cell_keys(rect, self.CELL):
-            for bounds, shape, weight, owner in self._cells.get(key, ()):
-                if id(shape) in seen or owner is own or not bounds.intersects(rect):
-                    continue
-                seen.add(id(shape))
-                if weight == 3 or shape.intersects(rect):
-                    total += weight
-                    if total >= limit:
-                        return total
+        for bounds, entry in self._grid.near(rect):
+            shape, weight, owner = entry
+            if owner is own or not bounds.intersects(rect):
+                continue
+            if weight == 3 or shape.intersects(rect):
+                total += weight
+                if total >= limit:
+                    return total
         return total
-
-
-def _cell_keys(rect: QRectF, cell: float) -> list[tuple[int, int]]:
-    xs = range(int(rect.left() // cell), int(rect.right() // cell) + 1)
-    ys = range(int(rect.top() // cell), int(rect.bottom() // cell) + 1)
-    return [(x, y) for x in xs for y in ys]
 
 
 class LabelPlacer:

@@ -69,6 +69,7 @@ from gui.model.engine.autograd_nodes import (
     _disable_saved_tensors_hooks,
     _SavedTensorsHooks,
     _SaveOnCpu,
+    check_checkpoint_recomputation,
 )
 from gui.model.engine.capture import PROGRAM_FILENAME
 from gui.model.engine.library_stand_ins import (
@@ -289,6 +290,7 @@ def allowlist() -> Allowlist:
     _constructors_read_tuples()
     _check_ctc_targets()
     check_parametrize_swaps()
+    check_checkpoint_recomputation()
     wrapper_codes = _grad_mode_wrapper_codes()
     # The guard's own wrapper around a method read from its class checks `self` first.
     wrapper_codes.append(instances_only(torch.nn.Module, torch.nn.Module.train).__code__)

@@ -9,6 +9,7 @@ they hand back, and only the listed context managers for ``with`` blocks.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import sys
 import types
 import weakref
@@ -275,6 +276,57 @@ class _SaveOnCpu(_SavedTensorsHooks):
             )
         torchs = torch.autograd.graph.save_on_cpu(pin_memory, device_type)
         super().__init__(torchs.pack_hook, torchs.unpack_hook)
+
+
+def check_checkpoint_recomputation() -> None:
+    """Non-reentrant checkpointing's saved tensors checked like a program's unpack hook's.
+
+    ``checkpoint(block, x, use_reentrant=False)`` keeps a placeholder for every tensor the
+    block's nodes save, and backward uses what running the program's block again saves in
+    its place; torch compares only shapes, dtypes and devices (nothing with
+    ``determinism_check="none"`` or after a backward inside the block). A block that made
+    other indices the second time (a counter) made an embedding's backward count past its
+    buffer (red team, round 13: SIGSEGV). Each recomputed tensor must now be like the one
+    packed (:class:`_Packed`); whole numbers keep their forward values (a copy, as for a
+    program's hooks); the graph's reader never runs the block again."""
+    checkpointing: Any = importlib.import_module("torch.utils.checkpoint")
+    torchs: Any = checkpointing._checkpoint_hook
+    if getattr(torchs, "_ae_checked", False):
+        return
+
+    class CheckedCheckpointHook(torchs):
+        _ae_checked = True
+
+        def __init__(self, frame: object) -> None:
+            super().__init__(frame)
+            hooks: Any = self  # torch's pack and unpack, wrapped below
+            pack, unpack = hooks.pack_hook, hooks.unpack_hook
+
+            def pack_hook(tensor: torch.Tensor) -> _Packed:
+                kept = None
+                if not (tensor.is_floating_point() or tensor.is_complex()):
+                    with torch.no_grad():
+                        kept = tensor.detach().clone()
+                return _Packed(tensor, pack(tensor), kept)
+
+            def unpack_hook(packed: _Packed) -> object:
+                if _reads_for_the_graph(sys._getframe(1)):
+                    raise RuntimeError("recomputed by a checkpoint: not read for the graph")
+                tensor = unpack(packed.value)
+                problem = packed.problem(tensor)
+                if problem is not None:
+                    raise CodeRefusedAtRuntime(
+                        "This checkpointed block is not available: backward ran it again "
+                        f"to recompute what it saved, and {problem}; a checkpointed block "
+                        "must compute the same tensors every time it runs."
+                    )
+                if packed.kept is not None:
+                    return packed.kept.clone()
+                return tensor.detach() if isinstance(tensor, torch.Tensor) else tensor
+
+            hooks.pack_hook, hooks.unpack_hook = pack_hook, unpack_hook
+
+    checkpointing._checkpoint_hook = CheckedCheckpointHook
 
 
 @contextlib.contextmanager

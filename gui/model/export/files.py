@@ -20,6 +20,7 @@ written through (``script.py -> ~/.bashrc`` in a folder unpacked from someone's 
 from __future__ import annotations
 
 import json
+import re
 from html import escape
 from pathlib import Path
 
@@ -35,6 +36,22 @@ from gui.model.export.result_json import result_document
 from gui.model.result import Explanation, RunResult
 
 NO_GRAPH_TEXT = "No autograd graph: the program stopped before making one."
+# What Graphviz writes for the app's DOT, and the app's own message SVGs: nothing in it
+# loads anything. The layout worker parses the program's labels in native code, so its
+# answer is read as warily as the engine's: an SVG with an <image> made QSvgRenderer read
+# the file it names into graph.png, in this process, which has no wall (a named pipe there
+# blocked the export for ever), and a <use>, <script>, <foreignObject> or an href reaches
+# out when graph.svg is opened. Such an answer is neither written nor painted (round 13).
+_SVG_ELEMENTS = frozenset(
+    {"svg", "g", "title", "desc", "a", "path", "polygon", "polyline", "ellipse", "circle"}
+    | {"rect", "line", "text", "tspan", "defs", "linearGradient", "radialGradient", "stop"}
+)
+_SVG_TAG = re.compile(r"<\s*/?\s*([A-Za-z][\w:.-]*)")
+_SVG_LINK = re.compile(r"\s(?:[\w.-]+:)?href\s*=\s*[\"']|<!ENTITY", re.IGNORECASE)
+FOREIGN_SVG_TEXT = (
+    "The graph's picture was not used: the drawing process answered with an SVG that "
+    "loads something (an image or a link), which Graphviz never writes for this app."
+)
 # The message SVG: wide enough for a sentence per line at this size.
 MESSAGE_WIDTH = 640
 MESSAGE_CHARS_PER_LINE = 80
@@ -108,9 +125,16 @@ def graph_svg(
     last = result.steps[-1] if result.steps else None
     process = layouts if layouts is not None else shared_layout_process()
     try:
-        return process.svg(graph, step_for_graph(result), grads, last, locked_scale=locked_scale)
+        svg = process.svg(graph, step_for_graph(result), grads, last, locked_scale=locked_scale)
     except LayoutUnavailable as unavailable:
         return explanation_svg(unavailable.explanation)
+    return message_svg([FOREIGN_SVG_TEXT]) if reaches_out(svg) else svg
+
+
+def reaches_out(svg: str) -> bool:
+    """Whether ``svg`` holds an element Graphviz does not write for the app (an image,
+    a script...), a link or an entity: something that loads what it names."""
+    return _SVG_LINK.search(svg) is not None or not set(_SVG_TAG.findall(svg)) <= _SVG_ELEMENTS
 
 
 def graph_dot(result: RunResult, locked_scale: float | None = None) -> str:
