@@ -35,6 +35,9 @@ READABLE_DUNDER_ATTRIBUTE = "__name__"
 # `m.__class__.__name__` (hook-registration loops, a class's `__repr__`): read only, and
 # the guard answers it as its `type(m)`, which hands out only the classes it lists.
 READABLE_CLASS_ATTRIBUTE = "__class__"
+# `print(torch.__version__)`, the first line of many notebooks: read only, of a module the
+# program holds; the guard answers it as a plain string copy (see guard.guarded_getattr).
+READABLE_VERSION_ATTRIBUTE = "__version__"
 # Builtins the guard hands out as they are (``type``, ``getattr``, ``hasattr`` and
 # ``setattr`` are handed out as guarded stand-ins, see :mod:`gui.model.engine.guard`).
 SAFE_BUILTIN_NAMES: frozenset[str] = frozenset({
@@ -54,17 +57,23 @@ ALLOWED_IMPORTS: frozenset[str] = frozenset({
     "torch", "torch.nn", "torch.nn.functional", "torch.autograd", "torch.autograd.functional",
     "torch.autograd.function", "torch.nn.init", "torch.nn.utils.rnn", "torch.optim",
     "torch.nn.utils.parametrize",
+    # `from torch.nn.utils import clip_grad_norm_` (the module is one a program may hold
+    # already; each imported name's value is checked by the guard's import, one by one).
+    "torch.nn.utils",
     "torch.optim.lr_scheduler", "torch.utils", "torch.utils.data", "torch.utils.checkpoint",
     "torch.func",
     "torch.distributions", "torch.autograd.graph", "torch.autograd.forward_ad", "math",
     "numpy", "random", "time",
     "functools", "collections", "typing", "copy", "__future__",
+    # Iterators over the program's own values (reviewed_names.ITERTOOLS_REVIEWED).
+    "itertools",
 })  # fmt: skip
 IMPORT_HELP = (
     "the modules a program can import here are torch (with torch.nn, torch.optim, "
     "torch.autograd, torch.utils.data, torch.utils.checkpoint, torch.func, "
     "torch.distributions), math, numpy, "
-    "random, time, functools, collections, typing and copy; what it uses from them is "
+    "random, time, functools, itertools, collections, typing and copy; what it uses from "
+    "them is "
     "checked one by one (tensor math, never files, the network, other processes or native "
     "code)."
 )
@@ -531,6 +540,8 @@ class _Validator:
             return  # `type(x).__name__`: read only (see READABLE_DUNDER_ATTRIBUTE)
         if node.attr == READABLE_CLASS_ATTRIBUTE and isinstance(node.ctx, ast.Load):
             return  # `x.__class__`: read only, answered as `type(x)` by the guard
+        if node.attr == READABLE_VERSION_ATTRIBUTE and isinstance(node.ctx, ast.Load):
+            return  # `torch.__version__`: read only, a module's version string
         elif (reason := attribute_refusal_reason(node.attr, own_object=True)) is not None:
             self.refuse(node, construct, reason)
         elif is_private_name(node.attr) and self._on_library(node.value):

@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from gui.model import explain
+from gui.model import explain, safety
 from gui.model.engine.graph_walk import Naming
 from gui.model.engine.node_of import is_leaf, node_of
 from gui.model.engine.tensors import tensor_data
@@ -48,12 +48,22 @@ def module_parameters(module: torch.nn.Module) -> list[tuple[str, torch.Tensor]]
             continue
         own = state.get("_parameters") if type(state) is dict else None
         for name, p in dict.items(own) if type(own) is dict else ():
-            if type(name) is str and type(p) in (torch.nn.Parameter, torch.Tensor):
+            if (
+                type(name) is str
+                and type(p) in (torch.nn.Parameter, torch.Tensor)
+                and len(prefix) + len(name) <= safety.MAX_SOURCE_CHARS
+            ):
                 found.append((prefix + name, p))
         children = state.get("_modules") if type(state) is dict else None
         items = list(dict.items(children)) if type(children) is dict else []
         for name, child in reversed(items):  # depth first, in order, as named_modules
-            if type(name) is str and isinstance(child, torch.nn.Module):
+            # A name no program could write (`add_module` of a 90,000-character name, or
+            # 400 levels of them) is left unnamed: no label is longer than a program may be.
+            if (
+                type(name) is str
+                and isinstance(child, torch.nn.Module)
+                and len(prefix) + len(name) < safety.MAX_SOURCE_CHARS
+            ):
                 stack.append((f"{prefix}{name}.", child))
     return found[:MAX_MODULE_PARAMETERS]
 

@@ -174,6 +174,8 @@ def guarded_getattr(obj: object, name: str) -> object:
         raise TypeError("attribute name must be string")
     if name == safety.READABLE_CLASS_ATTRIBUTE:
         return _guarded_type(obj)  # `x.__class__` is `type(x)`, with its checks
+    if name == safety.READABLE_VERSION_ATTRIBUTE:
+        return _version_string(obj)
     bound = getattr(obj, "__self__", None) if type(obj) is super else None
     if isinstance(bound, torch.Tensor):
         # No program class builds on a tensor, so `super(torch.Tensor, t).name` only ever
@@ -351,6 +353,19 @@ def reset_run_state() -> None:
     program_code.reset()
 
 
+def _version_string(obj: object) -> str:
+    """``torch.__version__``, ``np.__version__``: a module's version as a plain string copy
+    (torch's is a ``str`` subclass comparing as a version; printed, it is the same text).
+    Only of a module the program may hold (listed by identity), never of another object."""
+    value = getattr(obj, "__version__", None) if isinstance(obj, types.ModuleType) else None
+    if value_problem(obj) is not None or not isinstance(value, str):
+        raise CodeRefusedAtRuntime(
+            f"`{_describe(obj, '__version__')}` is not available: only the version string of "
+            "a module a program can use (`torch.__version__`) can be read."
+        )
+    return str.__str__(value)
+
+
 def _check_private_read(obj: object, name: str) -> None:
     """``v._prev`` only on the program's own objects; ``__init__`` only as a method."""
     if name == "__init__":
@@ -400,8 +415,11 @@ def guarded_setattr(obj: object, name: str, value: object) -> None:
         return  # no cuDNN on the CPU: the setting has nothing to change
     reason = _write_refusal(obj, name)
     if reason is None and isinstance(obj, torch.Tensor):
-        if name not in safety.WRITABLE_ATTRIBUTES:
-            reason = "only `.grad`, `.data` and `.requires_grad` of a tensor can be set."
+        if name not in safety.WRITABLE_ATTRIBUTES and not _tensor_note(obj, name, value):
+            reason = (
+                "only `.grad`, `.data` and `.requires_grad` of a tensor can be set, and a "
+                "new name of the program's own holding a tensor (`inp.g = out.g @ w.t()`)."
+            )
         elif (
             name == "data"
             and isinstance(value, torch.Tensor)
@@ -411,6 +429,22 @@ def guarded_setattr(obj: object, name: str, value: object) -> None:
     if reason is not None:
         raise CodeRefusedAtRuntime(f"`{_describe(obj, name)}` cannot be changed: {reason}")
     setattr(obj, name, value)
+
+
+def _tensor_note(obj: torch.Tensor, name: str, value: object) -> bool:
+    """``inp.g = out.g @ w.t()`` (fast.ai's "from the foundations" notebooks keep each
+    hand-computed gradient on its tensor): a public name that no class of the tensor
+    defines (so it shadows nothing torch or the app reads: not `grad_fn`, `shape`,
+    `names`...), on a plain tensor or Parameter, holding a tensor or ``None``. It lands in
+    the tensor's own ``__dict__``, which torch copies only in ``__deepcopy__`` (tensors
+    copy as tensors) and never reads otherwise; no file, process, native code or hook."""
+    return (
+        type(obj) in (torch.Tensor, torch.nn.Parameter)
+        and name.isidentifier()
+        and not name.startswith("_")
+        and not any(name in vars(klass) for klass in type(obj).__mro__)
+        and (value is None or type(value) in (torch.Tensor, torch.nn.Parameter))
+    )
 
 
 def guarded_delattr(obj: object, name: str) -> None:

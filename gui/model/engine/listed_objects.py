@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import itertools
 import math
 import random
 import sys
@@ -61,6 +62,7 @@ from gui.model.engine.reviewed_names import (
     FUNCTIONAL_REVIEWED,
     FUNCTOOLS_REVIEWED,
     GENERATOR_METHODS,
+    ITERTOOLS_REVIEWED,
     MODULE_METHODS,
     NDARRAY_METHODS,
     NN_REFUSED,
@@ -196,7 +198,19 @@ def _objects() -> list[object]:
     objects += _named(torch.autograd.functional, AUTOGRAD_FUNCTIONAL)
     for module in (torch.nn.functional, torch.nn.init, torch.linalg, torch.special, torch.fft):
         objects += _own_callables(module, in_table)
+    # The frequency bins of a DFT (`torch.fft.rfftfreq(n, d=1 / rate)`, signal-processing
+    # notebooks): factories like `torch.arange` (a new tensor from two numbers and the
+    # usual dtype/device keywords), by identity; no file, process, native state or hook.
+    objects += [torch.fft.fftfreq, torch.fft.rfftfreq]
     objects += _nn_classes_and_methods()
+    # `nn.Embedding.from_pretrained(vectors, freeze=False)` (GloVe/word2vec tutorials): a
+    # classmethod building the listed layer around the given tensor, as `nn.Embedding(n, d,
+    # _weight=vectors)` does (a Parameter of it; whole numbers stay one version counter, as
+    # for `nn.Parameter`); listed by its function. No file, process, native state or hook.
+    objects += [
+        vars(torch.nn.Embedding)["from_pretrained"].__func__,
+        vars(torch.nn.EmbeddingBag)["from_pretrained"].__func__,
+    ]
     objects += _own_callables(math, in_table)
     objects += [v for v in vars(np).values() if isinstance(v, np.ufunc)]
     objects += _named(np, NUMPY_REVIEWED)
@@ -234,6 +248,8 @@ def _objects() -> list[object]:
     objects += _named(random, RANDOM_REVIEWED)
     objects += _named(time, TIME_REVIEWED)
     objects += _named(functools, FUNCTOOLS_REVIEWED)
+    objects += _named(itertools, ITERTOOLS_REVIEWED)
+    objects.append(vars(itertools.chain)["from_iterable"])  # chain.from_iterable(lists)
     objects += _named(collections, COLLECTIONS_REVIEWED)
     objects += _named(typing, TYPING_REVIEWED)
     objects += list(BUILTIN_CLASSES)

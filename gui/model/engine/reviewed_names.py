@@ -12,6 +12,7 @@ import builtins
 import collections
 import copy
 import functools
+import itertools
 import math
 import random
 import time
@@ -70,6 +71,7 @@ MODULES: tuple[types.ModuleType, ...] = (
     random,
     time,
     functools,
+    itertools,
     collections,
     typing,
     # Round 5 of the widening: each holds, besides what is listed below by identity, only
@@ -252,6 +254,15 @@ TIME_REVIEWED: tuple[str, ...] = (
 )  # fmt: skip
 FUNCTOOLS_REVIEWED: tuple[str, ...] = (
     "wraps", "partial", "reduce", "lru_cache", "cache", "cmp_to_key",
+)  # fmt: skip
+# `itertools` (GAN/VAE code: `optim.Adam(itertools.chain(enc.parameters(),
+# dec.parameters()))`; grids of hyperparameters with `product`): iterators over the
+# program's own values, calling only the program's (guarded) functions; no file, process,
+# native state or hook. Not `tee` (a shared buffer no tutorial needs).
+ITERTOOLS_REVIEWED: tuple[str, ...] = (
+    "chain", "product", "islice", "cycle", "repeat", "count", "combinations",
+    "combinations_with_replacement", "permutations", "accumulate", "zip_longest", "groupby",
+    "starmap", "takewhile", "dropwhile", "compress", "pairwise",
 )  # fmt: skip
 COLLECTIONS_REVIEWED: tuple[str, ...] = (
     "OrderedDict", "defaultdict", "Counter", "deque", "namedtuple",

@@ -14,6 +14,7 @@ import ast
 import re
 
 from gui.model.explain.graph_cuts import history
+from gui.model.explain.hooked_inplace import hooked_inplace
 from gui.model.explain.rule_types import Advice, Found, Rule, rule_table
 from gui.model.explain.source import (
     Made,
@@ -367,6 +368,8 @@ def _copy_construct(f: Found) -> Advice:
 
 
 def _view_inplace(f: Found) -> Advice:
+    if f.group("op") == "BackwardHookFunction":  # torch's own view, next to a module hook
+        return hooked_inplace(f)
     line = (f.context.source_line or "").strip()
     name = inplace_target(line) or "v"
     made = made_before(f.context.program, name, f.line)

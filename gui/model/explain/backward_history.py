@@ -129,7 +129,7 @@ def accumulated(program: str | None, subject: str, line: int) -> Story | None:
                     added = right
                 elif isinstance(right, ast.Name) and right.id == subject:
                     added = left
-            if added is None:
+            if added is None or _reset_before(loop, subject, node):
                 continue
             term, text = segment(program, added), segment(program, node)
             simple = isinstance(added, ast.Name | ast.Call | ast.Attribute | ast.Subscript)
@@ -143,6 +143,22 @@ def accumulated(program: str | None, subject: str, line: int) -> Story | None:
                 f"as a plain number for printing: `{subject} += {number}`.",
             )
     return None
+
+
+def _reset_before(loop: ast.For | ast.While, subject: str, adding: ast.stmt) -> bool:
+    """Whether each pass of ``loop`` starts the total afresh before adding to it
+    (``loss = 0.0`` above an inner loop's ``loss = loss + ...``): then the total holds only
+    this pass's graphs, and whatever carries the old graph over is something else (an RNN's
+    state kept across passes)."""
+    for node in ast.walk(loop):
+        if (
+            isinstance(node, ast.Assign)
+            and node.lineno < adding.lineno
+            and any(isinstance(t, ast.Name) and t.id == subject for t in node.targets)
+            and not any(isinstance(n, ast.Name) and n.id == subject for n in ast.walk(node.value))
+        ):
+            return True
+    return False
 
 
 def _made_before_loop(program: str | None, subject: str, line: int) -> Story | None:

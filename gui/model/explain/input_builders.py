@@ -563,20 +563,32 @@ def target_size(f: Found) -> Advice:
         )
     else:
         fix = f"Reshape one of them so both are {shape_text(given)}: print both shapes first."
-    if f.exception.endswith("Warning"):
-        try:
-            both = shape_text(tuple(np.broadcast_shapes(given, target)))
-        except ValueError:
-            both = "a larger shape"
+    try:
+        both: str | None = shape_text(tuple(np.broadcast_shapes(given, target)))
+    except ValueError:
+        both = None  # they do not broadcast: the loss stops right after this warning
+    if f.exception.endswith("Warning") and both is not None:
         result = (
             f"The loss broadcasts them against each other (to {both}: every prediction "
             "paired with every target), so it runs, but its value and gradients are wrong."
         )
+    elif f.exception.endswith("Warning"):
+        result = (
+            "They do not even broadcast against each other, so the loss stops right after "
+            "this warning with an error about the sizes."
+        )
     else:
         result = "This loss compares them element by element, so it stops."
+    one_extra = (given[:-1] == target and given[-1:] == (1,)) or (
+        target[:-1] == given and target[-1:] == (1,)
+    )
+    alike = (
+        "the same numbers of values, but one has an extra dimension of size 1"
+        if one_extra
+        else "shapes that differ"
+    )
     return Advice(
         f"The loss got predictions `{pred}` of shape {shape_text(given)} and targets `{y}` of "
-        f"shape {shape_text(target)}: the same numbers of values, but one has an extra "
-        f"dimension of size 1. {result}",
+        f"shape {shape_text(target)}: {alike}. {result}",
         fix,
     )

@@ -345,7 +345,8 @@ PYTHON_RULES: tuple[Rule, ...] = (
         ),
         (
             "class-not-instance",
-            r"(?P<cls>\w+)\.__init__\(\) takes \d+ positional arguments? but \d+ (were|was) given",
+            r"\b(?P<cls>\w+)\.__init__\(\) takes \d+ positional arguments? "
+            r"but \d+ (were|was) given",
             "TypeError",
             _class_not_instance,
         ),

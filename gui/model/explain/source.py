@@ -462,6 +462,9 @@ class Carried:
     line: int
     text: str
     loop_line: int
+    # The statement of the loop's own body that holds it: the line itself, or the inner
+    # loop around it (`for t in ...:` over the steps of one chunk), where a cut belongs.
+    pass_line: int = 0
 
 
 def carried_in_loop(program: str | None, line: int, skip: frozenset[str]) -> Carried | None:
@@ -492,7 +495,15 @@ def carried_in_loop(program: str | None, line: int, skip: frozenset[str]) -> Car
                 continue  # `x = x.to(device)`, `h = h.detach()`: a method of itself
             names = tuple(sorted((stored & loaded) - skip))
             if names and has_call:
-                return Carried(names, node.lineno, segment(program, node), loop.lineno)
+                outer = next(
+                    (
+                        s.lineno
+                        for s in loop.body
+                        if s.lineno <= node.lineno <= (s.end_lineno or s.lineno)
+                    ),
+                    node.lineno,
+                )
+                return Carried(names, node.lineno, segment(program, node), loop.lineno, outer)
     return None
 
 

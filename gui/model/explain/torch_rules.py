@@ -46,12 +46,57 @@ from gui.model.explain.input_builders import (
     view_stride,
     volatile,
 )
+from gui.model.explain.join_shapes import (
+    CAT_DIMS,
+    CAT_SIZES,
+    STACK_SIZES,
+    cat_dims,
+    cat_sizes,
+    stack_sizes,
+)
+from gui.model.explain.layer_setup import (
+    EMBEDDING_INDEX,
+    HEADS_DIVIDE,
+    RNN_INPUT_SIZE,
+    embedding_index,
+    heads_divide,
+    rnn_input_size,
+)
+from gui.model.explain.loss_inputs import (
+    BCE_PROBABILITIES,
+    CLASS_TARGET_PROBABILITIES,
+    EMBEDDING_IDS_DTYPE,
+    RNN_HIDDEN_SHAPE,
+    bce_probabilities,
+    class_target_probabilities,
+    embedding_ids_dtype,
+    rnn_hidden_shape,
+)
+from gui.model.explain.once_differentiable import once_differentiable_cut
+from gui.model.explain.operand_forms import (
+    DOT_SIZES,
+    MASK_SHAPE,
+    NEEDS_MATRIX,
+    NO_DERIVATIVE,
+    dot_sizes,
+    mask_shape,
+    needs_matrix,
+    no_derivative,
+)
 from gui.model.explain.rule_types import (
     Advice,
     Found,
     Rule,
     rule_table,
     subject,
+)
+from gui.model.explain.shrunk_inputs import (
+    KERNEL_TOO_BIG,
+    POOL_TOO_SMALL,
+    TENSOR_EXPECTED,
+    kernel_too_big,
+    pool_too_small,
+    tensor_expected,
 )
 from gui.model.explain.source import (
     TORCH_SIZE,
@@ -82,6 +127,7 @@ from gui.model.explain.source import (
     tensor_literal,
     zero_dim_subscript,
 )
+from gui.model.explain.state_dicts import STATE_DICT_MISMATCH, state_dict_mismatch
 from gui.model.explain.written import (
     inplace_written,
     numpy_argument,
@@ -159,7 +205,7 @@ def _backward_twice(f: Found) -> Advice:
             f"`{n}` is computed from the previous pass's graph too. The previous "
             f"`{n}.backward()` walked that graph and freed the values it saved, so this "
             "backward cannot go through it again.",
-            f"Cut the link at the start of each pass, before line {carried.line}: {detach} "
+            f"Cut the link at the start of each pass, before line {carried.pass_line}: {detach} "
             "(same values, without the old graph; an LSTM's `(h, c)` pair is detached one "
             "by one). `retain_graph=True` would instead keep every earlier pass's graph and "
             "backpropagate through all of them each time.",
@@ -459,6 +505,12 @@ def _made_without_grad(f: Found, n: str) -> Advice | None:
 
 def _no_grad_fn(f: Found) -> Advice:
     n = subject(f)
+    if f.line is not None:
+        names = [n] if n.isidentifier() else line_names(n)
+        names += [*f.context.constants, *(m.name for m in history(f.context.program, n, f.line))]
+        once = once_differentiable_cut(f.context.program, n, list(dict.fromkeys(names)), f.line)
+        if once is not None:
+            return once
     # `z.sum().backward()`: the tensors the expression reads are the ones made somewhere.
     for name in [n] if n.isidentifier() else line_names(n):
         without = _made_without_grad(f, name)
@@ -719,6 +771,24 @@ TORCH_RULES: tuple[Rule, ...] = rule_table(
         batch_size,
     ),
     ("empty-parameters", r"optimizer got an empty parameter list", "", empty_parameters),
+    ("cat-sizes", CAT_SIZES, "", cat_sizes),
+    ("cat-sizes", CAT_DIMS, "", cat_dims),
+    ("stack-sizes", STACK_SIZES, "", stack_sizes),
+    ("embedding-index", EMBEDDING_INDEX, "IndexError", embedding_index),
+    ("rnn-input-size", RNN_INPUT_SIZE, "", rnn_input_size),
+    ("heads-divide", HEADS_DIVIDE, "", heads_divide),
+    ("bce-probabilities", BCE_PROBABILITIES, "", bce_probabilities),
+    ("class-target-probabilities", CLASS_TARGET_PROBABILITIES, "", class_target_probabilities),
+    ("rnn-hidden-shape", RNN_HIDDEN_SHAPE, "", rnn_hidden_shape),
+    ("embedding-ids-dtype", EMBEDDING_IDS_DTYPE, "", embedding_ids_dtype),
+    ("input-too-small", KERNEL_TOO_BIG, "", kernel_too_big),
+    ("input-too-small", POOL_TOO_SMALL, "", pool_too_small),
+    ("tensor-expected", TENSOR_EXPECTED, "", tensor_expected),
+    ("mask-shape", MASK_SHAPE, "", mask_shape),
+    ("dot-sizes", DOT_SIZES, "", dot_sizes),
+    ("matmul-shape", NEEDS_MATRIX, "", needs_matrix),
+    ("not-differentiable", NO_DERIVATIVE, "", no_derivative),
+    ("state-dict-mismatch", STATE_DICT_MISMATCH, "", state_dict_mismatch),
     ("class-target-range", r"Target (?P<target>-?\d+) is out of bounds", "", class_target_range),
     (
         "no-gpu",

@@ -1,0 +1,112 @@
+"""Inputs a layer cannot take, in the learner's names: an image shrunk by the layers before
+it until a convolution's kernel or a pooling window no longer fits ("Kernel size can't be
+greater than actual input size", "Output size is too small"), and a NumPy array or a list
+given where torch wants a tensor ("must be Tensor, not numpy.ndarray"). No torch, no Qt.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from gui.model.explain.rule_types import Advice, Found
+from gui.model.explain.source import line_tree
+
+
+def _outer_call(f: Found, innermost: bool = False) -> tuple[str, str] | None:
+    """``(callee, first argument)`` of the line's outermost call with an argument, or of
+    the innermost one given a value (``self.body(x)`` in ``self.head(self.body(x).flatten(1))``:
+    the model whose layers run first)."""
+    tree = line_tree(f.context.source_line)
+    text = (f.context.source_line or "").strip()
+    found = None
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call) and node.args and not isinstance(node.args[0], ast.Constant):
+            callee = ast.get_source_segment(text, node.func) or ast.unparse(node.func)
+            first = ast.get_source_segment(text, node.args[0]) or ast.unparse(node.args[0])
+            found = " ".join(callee.split()), " ".join(first.split())
+            if not innermost:
+                return found
+    return found
+
+
+_SHAPES_FIX = (
+    "Print the shape after each layer to see where it gets too small (for an "
+    "`nn.Sequential`: {start}`for layer in {model}: x = layer(x); "
+    "print(layer, x.shape)`); then give the "
+    "convolutions `padding` (`padding=1` keeps a 3x3 convolution's size), use fewer "
+    "pooling layers, or use larger inputs."
+)
+
+
+def _shapes_fix(call: tuple[str, str] | None) -> str:
+    model, given = call if call is not None else ("model", "inputs")
+    start = "" if given == "x" else f"`x = {given}`, then "
+    return _SHAPES_FIX.format(model=model, start=start)
+
+
+def kernel_too_big(f: Found) -> Advice:
+    """``Calculated padded input size per channel: (1 x 1). Kernel size: (3 x 3). Kernel
+    size can't be greater than actual input size``."""
+    call = _outer_call(f, innermost=True)
+    given = f"`{call[1]}`" if call is not None else "the input"
+    return Advice(
+        f"A convolution in this call slides a {f.group('kernel')} kernel over each channel, "
+        f"but what reaches it is only {f.group('size')} (with its padding): {given} is that "
+        "small, or the layers before this one shrank it (every unpadded convolution takes "
+        "kernel size - 1 off the height and width, every pooling layer divides them) until "
+        "the kernel no longer fits.",
+        _shapes_fix(call),
+    )
+
+
+def pool_too_small(f: Found) -> Advice:
+    """``Given input size: (4x1x1). Calculated output size: (4x0x0). Output size is too
+    small`` (pooling, or a convolution)."""
+    call = _outer_call(f, innermost=True)
+    given = f"`{call[1]}`" if call is not None else "the input"
+    return Advice(
+        f"A layer in this call (a pooling or convolution layer) gets {f.group('given')} "
+        f"(channels x height x width) and would produce {f.group('out')}: nothing is left. "
+        f"{given[0].upper() + given[1:]} is that small, or the layers before this one shrank "
+        "it (each pooling divides the height and width, each unpadded convolution takes "
+        "kernel size - 1 off them) until there is no room for another window.",
+        _shapes_fix(call),
+    )
+
+
+def tensor_expected(f: Found) -> Advice:
+    """``linear(): argument 'input' (position 1) must be Tensor, not numpy.ndarray``."""
+    got = f.group("got")
+    call = _outer_call(f)
+    value = f"`{call[1]}`" if call is not None else "the value"
+    convert = call[1] if call is not None else "x"
+    if got.startswith("numpy"):
+        what, fix = (
+            "a NumPy array",
+            f"`torch.from_numpy({convert}).float()` (or `torch.tensor({convert}, "
+            "dtype=torch.float32)`)",
+        )
+    elif got in ("list", "tuple"):
+        what, fix = f"a Python {got}", f"`torch.tensor({convert}, dtype=torch.float32)`"
+    else:
+        what, fix = f"a `{got}`", f"`torch.tensor({convert})`"
+    function = f.group("function")
+    return Advice(
+        f"`{function}()` (called by this line) computes with tensors only, and its argument "
+        f"`{f.group('arg')}` got {what}: {value}.",
+        f"Convert it to a tensor first: {fix}, then pass that.",
+    )
+
+
+KERNEL_TOO_BIG = (
+    r"Calculated padded input size per channel: \((?P<size>[\d x]+)\)\. Kernel size: "
+    r"\((?P<kernel>[\d x]+)\)\. Kernel size can't be greater than actual input size"
+)
+POOL_TOO_SMALL = (
+    r"Given input size: \((?P<given>[\dx]+)\)\. Calculated output size: \((?P<out>[\dx]+)\)\. "
+    r"Output size is too small"
+)
+TENSOR_EXPECTED = (
+    r"\b(?P<function>\w+)\(\): argument '(?P<arg>\w+)' \(position \d+\) must be Tensor, "
+    r"not (?P<got>[\w.]+)"
+)
