@@ -79,7 +79,7 @@ def saved_through_checkpoint(node: Any) -> bool:
     as ``gradient_checkpointing`` does), which has no notes of the stand-in's: its first
     saved tensor's raw form names the function it unpacks with, compared by code object
     with those torch's checkpoint hooks are made of."""
-    for raw_name in _raw_saved_names(type(node)):
+    for raw_name in raw_saved_names(type(node)):
         try:
             raw = getattr(node, raw_name)
         except RuntimeError:  # freed by an earlier backward
@@ -93,7 +93,7 @@ def saved_through_checkpoint(node: Any) -> bool:
 _RAW_SAVED: dict[type, tuple[str, ...]] = {}
 
 
-def _raw_saved_names(node_type: type) -> tuple[str, ...]:
+def raw_saved_names(node_type: type) -> tuple[str, ...]:
     """A node class's ``_raw_saved_*`` attributes: its saved tensors, raw (not unpacked)."""
     names = _RAW_SAVED.get(node_type)
     if names is None:

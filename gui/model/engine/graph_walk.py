@@ -17,7 +17,11 @@ from typing import Any
 
 import torch
 
-from gui.model.engine.checkpoint_stand_in import made_in_checkpoint, saved_through_checkpoint
+from gui.model.engine.checkpoint_stand_in import (
+    made_in_checkpoint,
+    raw_saved_names,
+    saved_through_checkpoint,
+)
 from gui.model.engine.node_of import node_of
 from gui.model.engine.records import quick_maker
 from gui.model.engine.saved_memory import StorageLedger
@@ -309,19 +313,10 @@ def _nothing_saved(name: str, freed: bool) -> SavedValue:
     return made
 
 
-# Per node class, its ``_saved_*`` attributes that are saved tensors (or lists of them),
-# unpacked when read, rather than numbers or sizes kept as they are.
-_SAVED_TENSORS: dict[type, frozenset[str]] = {}
-
-
 def _saves_a_tensor(node_type: type, attr: str) -> bool:
-    known = _SAVED_TENSORS.get(node_type)
-    if known is None:
-        raw = {a for a in dir(node_type) if a.startswith("_raw_saved_")}
-        known = _SAVED_TENSORS[node_type] = frozenset(
-            a.replace("_raw_saved_", "_saved_", 1) for a in raw
-        )
-    return attr in known
+    """Whether ``attr`` (``_saved_self``) is a saved tensor (or a list of them), unpacked
+    when read, rather than a number or a size kept as it is."""
+    return attr.replace("_saved_", "_raw_saved_", 1) in raw_saved_names(node_type)
 
 
 @functools.cache
