@@ -35,7 +35,7 @@ def _within(values: Iterable[float], low: float, what: str) -> None:
     if not math.isfinite(math.fsum(map(abs, numbers))):
         raise _refuse(f"{what} that is not a finite number")
     if max(numbers) > MAX_PLACE or min(numbers) < low:
-        raise _refuse(f"{what} past {MAX_PLACE:g} points")
+        raise _refuse(f"{what} past {int(MAX_PLACE):,} points")
 
 
 def check_boxes(states: list[dict[str, Any]]) -> None:

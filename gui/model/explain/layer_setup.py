@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from gui.model.explain.rule_types import Advice, Found
 from gui.model.explain.source import line_tree, program_tree
+from gui.model.tensor_format import format_number
 
 _EMBEDDINGS = frozenset({"Embedding", "EmbeddingBag"})
 _RECURRENT = frozenset({"LSTM", "GRU", "RNN"})
@@ -182,7 +183,7 @@ def heads_divide(f: Found) -> Advice:
     if dim is not None and heads:
         choices = [str(h) for h in range(1, dim + 1) if dim % h == 0][:8]
         return Advice(
-            explanation + f" {dim} is not: {dim} / {heads} = {dim / heads:g}.",
+            explanation + f" {dim} is not: {dim} / {heads} = {format_number(dim / heads)}.",
             f"Use a number of heads that divides {dim} ({', '.join(choices)}), or a width "
             f"that is a multiple of {heads} (e.g. {heads * max(1, round(dim / heads))}).",
         )

@@ -143,7 +143,7 @@ def test_rnn_input_size_names_the_layer_and_what_arrived() -> None:
 def test_heads_that_do_not_divide_the_width_in_the_learners_names() -> None:
     code = "import torch.nn as nn\nlayer = nn.TransformerEncoderLayer(d_model=30, nhead=4)\n"
     text = explained(code, "heads-divide")
-    assert "`d_model` = 30" in text and "`nhead` = 4" in text and "30 / 4 = 7.5" in text
+    assert "`d_model` = 30" in text and "`nhead` = 4" in text and "30 / 4 = 7.500" in text
     assert "(1, 2, 3, 5, 6, 10, 15, 30)" in text and "width `embed_dim`" not in text
     runs_plain(code.replace("nhead=4", "nhead=5"))
     code = (
