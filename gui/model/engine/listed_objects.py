@@ -42,6 +42,7 @@ import torch.utils.data
 import torch.utils.hooks
 
 from gui.model.engine.autograd_nodes import RawSavedTensor
+from gui.model.engine.fused_layers import let_layers_take_fused_kernels
 from gui.model.engine.library_stand_ins import check_lstm_kernels, refuse_fused_optimizers
 from gui.model.engine.native_inputs import (
     _as_tensor,
@@ -170,6 +171,7 @@ def _public_methods(cls: type, stop: type) -> list[object]:
 
 def _objects() -> list[object]:
     check_lstm_kernels()  # before any program can reach nn.LSTM
+    let_layers_take_fused_kernels()  # and attention layers (see fused_layers)
     objects: list[object] = []
     refused = {id(getattr(torch.Tensor, n, None)) for n in TENSOR_FUNCTIONS_REFUSED}
     refused |= {id(getattr(torch, n)) for n in TENSOR_FUNCTIONS_REFUSED if hasattr(torch, n)}

@@ -4,9 +4,9 @@
 Admitted, each by identity or by a narrow rule: ``torch.fft.rfftfreq``/``fftfreq``
 (factories like ``arange``), ``from torch.nn.utils import ...`` (each name checked),
 ``nn.Embedding.from_pretrained`` and a tensor's own new attribute holding a tensor
-(fast.ai's ``inp.g = out.g @ w.t()``); what stays refused. Strict xfails: attention and
-transformer layers in ``eval()`` under ``no_grad``, where plain torch takes a fused fast
-path that the engine's torch function mode turns off."""
+(fast.ai's ``inp.g = out.g @ w.t()``); what stays refused; attention and transformer
+layers in ``eval()`` under ``no_grad``, where plain torch takes a fused fast path (see
+:mod:`gui.model.engine.fused_layers` and ``test_fused_layers.py``)."""
 
 from __future__ import annotations
 
@@ -94,11 +94,6 @@ def test_a_tensor_attribute_that_is_not_a_new_tensor_note_stays_refused(line: st
     assert "cannot be changed" in refusal or "not available" in refusal
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="eval + no_grad: torch's fused fast path (_transformer_encoder_layer_fwd) is "
-    "skipped under the engine's torch function mode; the slow path differs in the last bit",
-)
 def test_transformer_encoder_layer_in_eval_under_no_grad_is_plain_torchs() -> None:
     matches(
         "import torch\nimport torch.nn as nn\n"
@@ -110,11 +105,6 @@ def test_transformer_encoder_layer_in_eval_under_no_grad_is_plain_torchs() -> No
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="eval + no_grad: torch's _native_multi_head_attention fast path is skipped under "
-    "the engine's torch function mode; the slow path differs in the last bits",
-)
 def test_multihead_attention_in_eval_under_no_grad_is_plain_torchs() -> None:
     matches(
         "import torch\nimport torch.nn as nn\n"
