@@ -10,7 +10,6 @@ numbers to the terminal.
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -25,6 +24,7 @@ from gui.model.session import Document, SessionFileError, lesson_steps
 from gui.model.session.file_format import READ_TIMEOUT_SECONDS, load_session_within
 from gui.model.session.file_io import EXPORT_FILES, PICTURE_FILES, check_targets
 from gui.model.tensor_format import format_tensor
+from gui.model.visible_text import visible_controls
 from gui.resources import default_lesson
 
 EXIT_OK = 0
@@ -42,16 +42,15 @@ class EngineDidNotStart(RuntimeError):
     """The engine's child never said it was ready: no result is the session's."""
 
 
-# What must not reach a terminal from a stranger's session: C0 and C1 controls but the
-# tab and the newline (escape sequences erase lines, move the cursor, retitle the terminal:
-# a report could be made to show numbers it does not hold), DEL, and the bidirectional
-# overrides that reorder a line. Shown as Python escapes instead ("\x1b").
-_TERMINAL_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
 def printable(text: str) -> str:
-    """``text`` with every terminal control written as its Python escape."""
-    return _TERMINAL_CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode(), text)
+    """``text`` with every terminal control written as its Python escape ("\x1b").
+
+    What must not reach a terminal from a stranger's session: C0 and C1 controls but the
+    tab and the newline (escape sequences erase lines, move the cursor, retitle the
+    terminal: a report could be made to show numbers it does not hold), DEL, and the
+    bidirectional controls that reorder a line (see :mod:`gui.model.visible_text`).
+    """
+    return visible_controls(text)
 
 
 def _one_line(message: str, stream: TextIO) -> None:

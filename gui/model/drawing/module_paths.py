@@ -13,7 +13,9 @@ Path = tuple[str, ...]
 MAX_DEPTH = 16
 # Longest module path text a box or a menu shows (the rest is elided in the middle).
 MAX_PATH_CHARS = 60
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_CONTROL = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]"
+)  # controls, and the bidirectional ones that reorder a label (see visible_text)
 
 
 def module_of_name(name: str | None) -> Path | None:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 
 from gui.model.result import Explanation, PrintedLine
+from gui.model.visible_text import visible_controls
 
 # Status colours: red for what stopped the program, orange for what merely looks wrong.
 # Deliberately not the diverging scale's red/blue, which means "gradient sign" everywhere else.
@@ -35,7 +36,7 @@ def rich_text(text: str, mono_family: str) -> str:
     family = html.escape(mono_family, quote=True)
     return _CODE_SPAN.sub(
         lambda m: f"<span style=\"font-family:'{family}'\">{m.group(1)}</span>",
-        html.escape(text, quote=False),
+        html.escape(visible_controls(text), quote=False),
     )
 
 
@@ -68,7 +69,7 @@ def explanation_html(item: Explanation, mono_family: str) -> str:
         parts.append(
             f'<p style="margin:0 0 5px 0"><b>Fix:</b> {rich_text(item.fix, mono_family)}</p>'
         )
-    message = _first_lines(item.message)
+    message = visible_controls(_first_lines(item.message))
     if message:
         parts.append(
             f'<p style="margin:0 0 10px 0; background-color:{tint}; white-space:pre-wrap; '
@@ -110,7 +111,7 @@ def printed_text(printed: Sequence[PrintedLine], truncated: bool = False) -> str
             out.append(f"{'':>{width}} ┆ {p.text}")
             continue
         prefix = f"{'?' if p.line is None else p.line:>{width}} │ "
-        lines = p.text.split("\n")
+        lines = visible_controls(p.text).split("\n")
         if p.during_step is not None:  # why a line is printed twice: backward ran it again
             lines[-1] += f"   ← inside backward call {p.during_step}"
         out.append(prefix + lines[0])

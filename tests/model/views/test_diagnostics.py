@@ -106,3 +106,24 @@ def test_before_any_run_it_says_why_instead_of_no_errors() -> None:
     page = diagnostics_html(None, (), "Mono", waiting="Starting the engine…")
     assert "Starting the engine…" in page and "No errors" not in page
     assert "grad can be" in diagnostics_html(ERROR, (), "Mono", waiting="Starting the engine…")
+
+
+def test_controls_a_program_prints_or_raises_are_shown_as_escapes() -> None:
+    """A right-to-left override would turn the rest of the line around on screen (and the
+    app's own mark after it); a bell, a lone carriage return or a line separator hide or
+    break text. Each reads as the escape a learner would write."""
+    printed = (PrintedLine(3, "loss \u202e0.5 = ssol\tok\rback\x07\u2028x", 0, during_step=1),)
+    text = printed_text(printed)
+    assert text == "3 │ loss \\u202e0.5 = ssol\tok\\rback\\x07\\u2028x   ← inside backward call 1"
+    raised = Explanation(
+        "program-error",
+        "Saved to \u2066/home/x\u2069 \u200fdone",
+        "`w\u202e` is \u061cnot",
+        "",
+        exception="ValueError",
+    )
+    shown = explanation_html(raised, "mono")
+    for control in "\u202e\u2066\u2069\u200f\u061c":
+        assert control not in shown
+    assert "\\u2066/home/x\\u2069 \\u200fdone" in shown and "\\u202e" in shown
+    assert printed_text((PrintedLine(1, "مرحبا hello", 0),)) == "1 │ مرحبا hello"

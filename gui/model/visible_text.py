@@ -1,0 +1,25 @@
+"""Text from a program or a file, made to read as it is written.
+
+A program decides what it prints and what its exceptions say. Unicode's bidirectional
+controls reorder the rest of a line on screen ("Trojan Source"): ``print("\\u202e...")``
+made the printed output panel show a line other than the one printed, with the app's own
+"← inside backward call 1" mark turned around after it. C0 and C1 controls (a bell, an
+escape, a lone carriage return) and Unicode's line and paragraph separators are invisible
+or break lines where none was printed. Each of them is shown as its Python escape
+(``\\u202e``), as a learner would write it, and tabs and newlines are kept.
+"""
+
+from __future__ import annotations
+
+import re
+
+_HIDDEN = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]"
+)
+
+
+def visible_controls(text: str) -> str:
+    """``text`` with every control character but tab and newline written as its escape."""
+    if _HIDDEN.search(text) is None:
+        return text
+    return _HIDDEN.sub(lambda m: m.group().encode("unicode_escape").decode(), text)
