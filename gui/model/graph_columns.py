@@ -54,6 +54,7 @@ from gui.model.wire_tensors import (
 TENSOR_COLUMNS = ("shape", "dtype", "values", "summary")
 NODE_COLUMNS = (
     "key", "name", "label", "kind", "var", "value", "saved", "owner", "output_count", "storage",
+    "made",
 )  # fmt: skip
 SAVED_COLUMNS = ("name", "tensor", "value", "refers_to", "freed", "memory", "recomputed")
 EDGE_COLUMNS = ("source", "target", "kind", "input_index")
@@ -233,8 +234,8 @@ def checked_graph(
     """The graph, with what bounds how much walking it costs: its table of tensor records
     and the rows its records refer to (a row once per reference)."""
     table = _checked_tensors(tensors)
-    n_key, n_name, n_label, n_kind, n_var, n_value, n_saved, n_owner, n_count, n_storage = _table(
-        nodes, NODE_COLUMNS
+    n_key, n_name, n_label, n_kind, n_var, n_value, n_saved, n_owner, n_count, n_storage, n_made = (
+        _table(nodes, NODE_COLUMNS)
     )
     s_name, s_tensor, s_value, s_refers, s_freed, s_memory, s_recomputed = _table(
         saved, SAVED_COLUMNS
@@ -260,6 +261,7 @@ def checked_graph(
         (n_owner, _OPT_STR, "GraphNode owner"),
         (n_count, _INT, "GraphNode output_count"),
         (n_storage, _OPT_INT, "GraphNode storage"),
+        (n_made, _OPT_INT, "GraphNode made"),
         (s_name, _STR, "SavedValue name"),
         (s_refers, _OPT_STR, "SavedValue refers_to"),
         (s_freed, _BOOL, "SavedValue freed"),
@@ -316,6 +318,7 @@ def checked_graph(
             n_owner,
             n_count,
             n_storage,
+            n_made,
             strict=True,
         ),
     )

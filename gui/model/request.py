@@ -87,6 +87,11 @@ class Detail:
 
     structure_key: str
     nodes: tuple[str, ...]
+    # The places in the order the run makes its nodes (``GraphNode.made``) of the function
+    # nodes in view: the engine copies the forward values of those only. The same code
+    # makes its nodes in the same order on every tick; a node made elsewhere this time is
+    # left unread, as one changed in place is. Empty: keep every value, as before.
+    made: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -173,6 +173,10 @@ class GraphNode:
     # A leaf's storage, numbered as its graph's saved tensors' (``SavedStorage.storage``):
     # a saved tensor with the same number is the leaf or a view of it.
     storage: int | None = None
+    # A function node's place in the order the run made its graph's nodes (0: the first
+    # op recorded): a slider tick names the nodes in view by it, so that the engine copies
+    # the forward values of those only (see Detail.made). ``None``: not recorded.
+    made: int | None = None
 
 
 @dataclass(frozen=True)

@@ -225,6 +225,8 @@ def test_the_untouched_columns_read_back(small: RunResult) -> None:
         (NODES, N["output_count"], "1", "GraphNode whose output_count is a str"),
         (NODES, N["kind"], "module", "GraphNode whose kind is 'module'"),
         (NODES, N["key"], None, "GraphNode whose key is a NoneType"),
+        (NODES, N["made"], "3", "GraphNode whose made is a str"),
+        (NODES, N["made"], 2.0, "GraphNode whose made is a float"),
         (NODES, N["value"], -1, "out of range"),
         (NODES, N["value"], 10**6, "out of range"),
         (NODES, N["value"], True, "wrong GraphNode value"),
@@ -281,7 +283,9 @@ def test_one_big_tensor_held_by_every_node_expands_too_far() -> None:
         (None,) * count,
         (1,) * count,
         (None,) * count,
+        (None,) * count,
     )
+    assert len(nodes) == len(graph_columns.NODE_COLUMNS)
     saved: tuple[Any, ...] = ((),) * len(graph_columns.SAVED_COLUMNS)
     edges: tuple[Any, ...] = ((),) * 4
     columns = (tensors, nodes, saved, edges, ("0:AddBackward0", "k", False, False))

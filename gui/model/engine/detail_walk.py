@@ -7,8 +7,11 @@ same structure key, but makes records only of the nodes read (with the saved val
 constant inputs they own, and the output): a *partial* graph
 (:attr:`~gui.model.result.Graph.partial`). The others are described only as far as the
 key needs them, without a record each: a tick on a 5,000-function graph reads a few dozen.
+While the program runs, the forward recorder copies the values of those nodes only, named
+by the order the run makes its nodes in (:attr:`~gui.model.request.Detail.made`).
 If the key is not the one on screen (the code took another branch, a shape changed), the
-graph is walked whole instead.
+graph is walked whole instead (and the run made once more keeping every value: see
+:func:`.run.run_program`).
 """
 
 from __future__ import annotations

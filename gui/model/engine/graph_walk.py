@@ -56,6 +56,9 @@ class Naming:
     values: dict[int, tuple[torch.Tensor | TensorData | DeferredRead, ...]] = field(
         default_factory=dict
     )
+    # ``id(grad_fn)`` to its place in the order the recorder met the graph's nodes
+    # (``GraphNode.made``).
+    made: dict[int, int] = field(default_factory=dict)
     # A graph built outside the engine (``explore``): nodes made inside a checkpoint are
     # told by their saved tensors' unpack hook, not by the checkpoint stand-in's notes.
     foreign_checkpoints: bool = False
@@ -222,7 +225,7 @@ def _function_node(
         var = ", ".join(n for n in names if n) or None
     return _graph_node(
         key, class_name, var or class_name, "function", var, value, tuple(saved.values()),
-        None, max(count, 1), None,
+        None, max(count, 1), None, naming.made.get(fn_id),
     )  # fmt: skip
 
 

@@ -15,7 +15,7 @@ from torch.overrides import TorchFunctionMode
 
 from gui.model.engine.graph_walk import Naming
 from gui.model.engine.node_of import node_of
-from gui.model.engine.tensors import deferred_value, recorded_value
+from gui.model.engine.tensors import NotKept, deferred_value, recorded_value
 
 # A long training loop builds a fresh graph every iteration; only the latest matter, so the
 # table is simply emptied when it grows this large (the next ops fill it again).
@@ -29,11 +29,16 @@ _MAKE_DUAL = torch._make_dual
 class ForwardRecorder(TorchFunctionMode):
     """Fills ``naming.values[id(grad_fn)]`` with each recorded op's :func:`recorded_value` s."""
 
-    def __init__(self, naming: Naming, defer: bool = False) -> None:
+    def __init__(
+        self, naming: Naming, defer: bool = False, wanted: frozenset[int] | None = None
+    ) -> None:
         super().__init__()
         self.naming = naming
-        # A run that reads only some nodes keeps values unread (see deferred_value).
+        # A run that reads only some nodes keeps values unread (see deferred_value), and
+        # of the nodes made ``wanted``-th (the ones in view) only: the others' shapes.
         self._keep = deferred_value if defer else recorded_value
+        self._wanted = wanted
+        self._made = 0  # nodes met so far: the next one's place (GraphNode.made)
         self._alive: dict[int, Any] = {}  # keeps nodes alive so their ids stay unique
         # Whether the program made a dual tensor (forward-mode AD): a program that does and
         # never calls backward gets no automatic one (it asked for Jacobian-vector products).
@@ -57,12 +62,20 @@ class ForwardRecorder(TorchFunctionMode):
             if node is not None:
                 # The usual op, one output, remembered right here: a big graph's program
                 # makes thousands, and every step saved is a microsecond of its run.
-                alive = self._alive
+                alive, naming = self._alive, self.naming
                 if len(alive) >= MAX_RECORDED_NODES:
                     alive.clear()
-                    self.naming.values.clear()
+                    naming.values.clear()
+                    naming.made.clear()
+                made = self._made
+                self._made = made + 1
                 alive[id(node)] = node
-                self.naming.values[id(node)] = (self._keep(result),)
+                naming.made[id(node)] = made
+                wanted = self._wanted
+                if wanted is not None and made not in wanted:
+                    naming.values[id(node)] = (NotKept(result),)
+                else:
+                    naming.values[id(node)] = (self._keep(result),)
         elif isinstance(result, tuple | list) and result:
             self._remember_many(result)
         return result
@@ -81,8 +94,16 @@ class ForwardRecorder(TorchFunctionMode):
             self._remember(nodes[key], tuple(sorted(tensors, key=lambda t: t.output_nr)))
 
     def _remember(self, node: Any, outputs: tuple[torch.Tensor, ...]) -> None:
+        naming = self.naming
         if len(self._alive) >= MAX_RECORDED_NODES:
             self._alive.clear()
-            self.naming.values.clear()
+            naming.values.clear()
+            naming.made.clear()
+        made = self._made
+        self._made = made + 1
         self._alive[id(node)] = node
-        self.naming.values[id(node)] = tuple(map(self._keep, outputs))
+        naming.made[id(node)] = made
+        keep = self._keep
+        if self._wanted is not None and made not in self._wanted:
+            keep = NotKept
+        naming.values[id(node)] = tuple(map(keep, outputs))

@@ -94,7 +94,12 @@ class _Run:
         self.lines = request.program.code.splitlines()
         self.namespace: dict[str, Any] = {}
         self.naming = Naming()
-        self.recorder = ForwardRecorder(self.naming, defer=request.detail is not None)
+        detail = request.detail
+        self.recorder = ForwardRecorder(
+            self.naming,
+            defer=detail is not None,
+            wanted=frozenset(detail.made) if detail is not None and detail.made else None,
+        )
         self.bindings = Bindings(
             self.namespace, self.naming, request.program.values, request.program.retain_grad
         )
@@ -727,6 +732,27 @@ def run_program(request: RunRequest, inspect: Inspect | None = None) -> RunResul
     ``RunResult.error``, explained, like everything else the learner should see.
     ``inspect``, if given, is called after the backward calls of a run without error.
     """
+    result = _run_once(request, inspect)
+    detail = request.detail
+    if detail is not None and detail.made and _walked_whole(result):
+        # Another structure than the one on screen (the code took another branch while a
+        # slider was dragged): walked whole, but with the forward values of the nodes
+        # that were in view only. Once more, keeping every value, as a run without
+        # ``made`` does (rare: a drag tick of the same code makes the same structure).
+        result = _run_once(replace(request, detail=replace(detail, made=())), inspect)
+    return result
+
+
+def _walked_whole(result: RunResult) -> bool:
+    """Whether a graph of ``result`` with function nodes was walked whole."""
+    graphs = [result.graph, *(step.graph for step in result.steps)]
+    return any(
+        g is not None and not g.partial and any(n.kind == "function" for n in g.nodes)
+        for g in graphs
+    )
+
+
+def _run_once(request: RunRequest, inspect: Inspect | None) -> RunResult:
     started = time.perf_counter()
     run = _Run(request)
     program = request.program

@@ -268,6 +268,27 @@ class DeferredRead:
         return TensorData(tuple(t.shape), dtype_name(t.dtype), None, NO_NUMBERS)
 
 
+class NotKept(DeferredRead):
+    """A forward value a run that reads only some nodes was not asked for: its shape and
+    dtype, no numbers (copying every op's result cost a drag tick on a 5,000-function graph
+    a fifth of its time). Read, it is what a value changed in place since reads as (see
+    :meth:`DeferredRead.read`): the window keeps the numbers it showed, until the drag
+    ends and a run reads every node."""
+
+    __slots__ = ("_shape", "dtype")  # (the tensor and its numbers are not kept)
+
+    def __init__(self, t: torch.Tensor) -> None:
+        self._shape = t.shape
+        self.dtype = t.dtype
+
+    @property
+    def shape(self) -> torch.Size:
+        return self._shape
+
+    def read(self) -> TensorData:
+        return TensorData(tuple(self._shape), dtype_name(self.dtype), None, NO_NUMBERS)
+
+
 def deferred_value(t: torch.Tensor) -> DeferredRead | torch.Tensor:
     """:func:`recorded_value` for a run that reads only some nodes: a plain tensor is kept
     unread (a microsecond, where reading it takes several), anything else as before."""

@@ -16,10 +16,12 @@ dragging, asks for them at once.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gui.model.request import Detail, RunRequest
+from gui.model.result import Graph
 
 if TYPE_CHECKING:
     from gui.model.session.computed import Computed
@@ -31,6 +33,16 @@ if TYPE_CHECKING:
 DETAIL_FROM_NODES = 500
 # More boxes in view than this (zoomed out over a big graph): read everything.
 MOST_DETAIL_NODES = 1500
+
+
+def detail_of(graph: Graph, nodes: Collection[str]) -> Detail:
+    """The :class:`~gui.model.request.Detail` that reads ``nodes`` of ``graph`` (a whole
+    graph on screen): their keys, and the places in the run's order of the function nodes
+    whose forward values they show (a saved tensor's or a constant's box is read with the
+    function node owning it)."""
+    owners = {key.partition("/")[0] for key in nodes}
+    made = sorted(n.made for n in graph.nodes if n.made is not None and n.key in owners)
+    return Detail(graph.structure_key, tuple(sorted(nodes)), tuple(made))
 
 
 def same_state(a: RunRequest, b: RunRequest) -> bool:
@@ -104,7 +116,7 @@ class DragDetail:
         nodes = self._detail_nodes()
         if nodes is None:
             return request
-        return replace(request, detail=Detail(graph.structure_key, tuple(sorted(nodes))))
+        return replace(request, detail=detail_of(graph, nodes))
 
     def _detail_nodes(self) -> frozenset[str] | None:
         """The graph's nodes behind the boxes in view and the selected node (``None``: too

@@ -13,6 +13,7 @@ import pytest
 from gui.model.engine.run import run_program
 from gui.model.request import Detail, Program, RunRequest
 from gui.model.result import RunResult, TensorData
+from gui.model.session.drag_detail import detail_of
 from gui.model.session.file_format import load_session
 from gui.resources import lesson_paths
 from tests.corpus.harness import snippets
@@ -80,3 +81,11 @@ def test_a_partial_run_finds_the_structure_and_reads_as_a_whole_run(name: str) -
         [info.grad for info in partial.tensors.values()],
         [info.grad for info in whole.tensors.values()],
     ), name
+    # As the window asks (detail_of): the forward values of the nodes in view only are
+    # copied while the program runs, found by the order the run makes its nodes in. The
+    # same nodes are read, with the same numbers, as when every value is kept.
+    lean = _run(program, detail_of(graph, read))
+    assert lean.graph is not None and lean.graph.partial
+    assert [n.key for n in lean.graph.nodes] == [n.key for n in partial.graph.nodes], name
+    for got, want in zip(lean.graph.nodes, partial.graph.nodes, strict=True):
+        assert _same(got.value, want.value) and got.made == want.made, (name, got.key)

@@ -14,6 +14,7 @@ from gui.model import detail_merge
 from gui.model.engine.run import run_program
 from gui.model.request import Detail, Program, RunRequest
 from gui.model.result import GraphNode, RunResult
+from gui.model.session.drag_detail import detail_of
 
 CHAIN = (
     "x = torch.tensor([0.5, -0.3], requires_grad=True)\nh = x\n"
@@ -126,11 +127,19 @@ def test_the_leaves_gradients_equal_plain_torch() -> None:
     assert [n.kind for n in partial.graph.nodes] == ["output"]
 
 
-def test_another_structure_is_read_whole() -> None:
-    code = "x = torch.tensor([0.5, 2.0], requires_grad=True)\ny = (x * x).sum() if x[0] > 0 else x.exp().sum()\n"
+@pytest.mark.parametrize("by_place", [False, True])
+def test_another_structure_is_read_whole(by_place: bool) -> None:
+    """With every value kept, or (as the window asks, by place) run again keeping them."""
+    code = (
+        "x = torch.tensor([0.5, 2.0], requires_grad=True)\n"
+        "y = (x * x).sum() if x[0] > 0 else x.exp().sin().cos().sum()\n"
+    )
     shown = _run(code)
     assert shown.graph is not None
-    detail = Detail(shown.graph.structure_key, _function_keys(shown, 2))
+    detail = Detail(shown.graph.structure_key, _function_keys(shown, 1))
+    if by_place:
+        detail = detail_of(shown.graph, detail.nodes)
+        assert detail.made
     other = _run(code, {"x": [-0.5, 2.0]}, detail)
     assert other.graph is not None and not other.graph.partial
     assert other.graph.structure_key != shown.graph.structure_key
@@ -171,3 +180,51 @@ def test_every_step_of_a_loop_is_read_partially_and_merges() -> None:
     # A base of another structure does not take it: the window runs it whole.
     other = _run("w = torch.tensor([1.0], requires_grad=True)\n(w * 2).sum().backward()\n")
     assert detail_merge.merge(other, partial) is None
+
+
+def test_only_the_forward_values_in_view_are_kept_while_the_program_runs() -> None:
+    """The window names the function nodes in view by the order the run makes them
+    (``GraphNode.made``): the engine copies their forward values only. A node asked for by
+    key whose place is not among them is left unread (the window keeps its numbers)."""
+    shown = _run(CHAIN)
+    assert shown.graph is not None
+    functions = [n for n in shown.graph.nodes if n.kind == "function"]
+    assert [n.made for n in functions[:3]] == [120, 119, 118]  # the sum, made last
+    read = tuple(n.key for n in functions[1:4])
+    detail = detail_of(shown.graph, read)
+    assert detail.made == (117, 118, 119) and detail.nodes == tuple(sorted(read))
+    values = {"x": [0.9, 0.1]}
+    lean = _run(CHAIN, values, detail)
+    whole = _nodes(_run(CHAIN, values))
+    got = _nodes(lean)
+    assert all(got[key].value == whole[key].value for key in read)
+    # Asked for by key, but not by place: not copied, so not read.
+    elsewhere = _run(CHAIN, values, replace(detail, made=(117, 118)))
+    assert set(read) - set(_nodes(elsewhere)) == {functions[1].key}
+    _same_values(elsewhere, lean)
+
+
+ORDER_BY_SIGN = (
+    "x = torch.tensor([0.5, 2.0], requires_grad=True)\n"
+    "if x[0] > 0:\n    a = x.sin()\n    b = x.cos()\n"
+    "else:\n    b = x.cos()\n    a = x.sin()\n"
+    "y = (a * b).sum()\n"
+)
+
+
+def test_nodes_made_in_another_order_are_never_shown_with_anothers_numbers() -> None:
+    """The same structure, made in another order this tick: the places the window names
+    are other nodes now. Whatever is read is the node's own value; the rest is left
+    unread, and the drag's end reads every node again."""
+    shown = _run(ORDER_BY_SIGN)
+    assert shown.graph is not None
+    read = tuple(n.key for n in shown.graph.nodes if n.name in ("SinBackward0", "CosBackward0"))
+    detail = detail_of(shown.graph, read[:1])
+    flipped = {"x": [-0.5, 2.0]}
+    lean = _run(ORDER_BY_SIGN, flipped, detail)
+    assert lean.graph is not None and lean.graph.partial
+    assert lean.graph.structure_key == shown.graph.structure_key
+    whole = _nodes(_run(ORDER_BY_SIGN, flipped))
+    got = _nodes(lean)
+    assert read[0] not in got  # its place now holds the other node
+    assert all(node.value == whole[key].value for key, node in got.items())

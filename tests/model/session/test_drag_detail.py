@@ -78,6 +78,11 @@ def test_ticks_while_dragging_read_the_nodes_in_view_and_letting_go_reads_all() 
     session.set_input("x", 0, 1.25)
     detail = runs.requests[-1].detail
     assert detail is not None and set(detail.nodes) == in_view
+    # Named by the order the run makes them too: only their forward values are copied.
+    graph = session.snapshot.graph
+    assert graph is not None
+    assert detail.made == tuple(sorted(n.made for n in graph.nodes if n.key in in_view))
+    assert len(detail.made) == 3 and None not in detail.made
     snapshot = session.snapshot
     assert not snapshot.stale and snapshot.graph is not None and not snapshot.graph.partial
     plain = _plain_values([1.25, -0.3])
