@@ -360,8 +360,12 @@ def _read_saved(
     would run the program's block again (see :mod:`.checkpoint_stand_in`).
     """
     result: dict[str, SavedValue] = {}
-    recomputed = made_in_checkpoint(fn) or (
-        naming.foreign_checkpoints and saved_through_checkpoint(fn)
+    # Made inside a checkpointed block (the stand-in's notes; outside the engine, any
+    # node), and saved through checkpoint's own hooks: a block that pushes saved-tensor
+    # hooks of its own keeps those nodes' tensors itself, and backward never runs it again
+    # for them (red team, round 14).
+    recomputed = (made_in_checkpoint(fn) or naming.foreign_checkpoints) and (
+        saved_through_checkpoint(fn)
     )
     for attr, name in attributes:
         if recomputed and _saves_a_tensor(type(fn), attr):

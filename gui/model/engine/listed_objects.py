@@ -85,6 +85,7 @@ from gui.model.engine.reviewed_names import (
     TORCH_REVIEWED,
     TYPING_REVIEWED,
 )
+from gui.model.engine.weight_norm_kernel import check_weight_norm_kernel
 
 
 def _gen() -> Iterable[None]:
@@ -171,6 +172,7 @@ def _public_methods(cls: type, stop: type) -> list[object]:
 
 def _objects() -> list[object]:
     check_lstm_kernels()  # before any program can reach nn.LSTM
+    check_weight_norm_kernel()  # and parametrizations.weight_norm
     let_layers_take_fused_kernels()  # and attention layers (see fused_layers)
     objects: list[object] = []
     refused = {id(getattr(torch.Tensor, n, None)) for n in TENSOR_FUNCTIONS_REFUSED}

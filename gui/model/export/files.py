@@ -19,6 +19,7 @@ written through (``script.py -> ~/.bashrc`` in a folder unpacked from someone's 
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 from html import escape
@@ -77,6 +78,7 @@ def write_export(
     every node.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
+    _keep_sessions(out_dir)
     document = result_document(result)
     # Indented for a person to read; a big graph's is written flat: Python's encoder is
     # pure Python once it indents (5 s of a 15,000-node export), and flat it runs in C.
@@ -89,6 +91,29 @@ def write_export(
     _write(out_dir / "graph.svg", svg)
     _write(out_dir / "graph.dot", graph_dot(picture, locked_scale))
     return svg
+
+
+def _keep_sessions(out_dir: Path) -> None:
+    """Refuse to export over a session file (``OSError``, before anything is written).
+
+    An export replaces its own earlier files, but a file of one of their names may be the
+    user's work: ``autograd-explorer result.json --export .`` (or File > Export into the
+    folder of a session saved as ``result.json``) replaced the very session it exported
+    with the result document (red team, round 14)."""
+    from gui.model.session.file_format import SessionFileError, load_session
+    from gui.model.session.file_io import EXPORT_FILES, PICTURE_FILES
+
+    for name in (*EXPORT_FILES, *PICTURE_FILES):
+        target = out_dir / name
+        if not target.is_file():
+            continue
+        try:
+            load_session(target)  # a regular file, at most a session's size, read once
+        except SessionFileError:
+            continue  # an earlier export's file, or anything that is not a session
+        raise FileExistsError(
+            errno.EEXIST, f"{name} there is a session file; export into another folder"
+        )
 
 
 def _write(path: Path, text: str) -> None:

@@ -35,6 +35,7 @@ from psygnal import Signal
 from gui.model.session.document import Document
 from gui.model.session.file_format import (
     SessionFileError,
+    load_session,
     read_json_file,
     session_from_dict,
     session_text,
@@ -169,9 +170,30 @@ def _recovered(file: Path, data: Any) -> Recovered:
     return Recovered(
         file,
         session_from_dict(session),
-        _usable_path(data.get("path")),
+        _session_path(_usable_path(data.get("path"))),
         _time(data.get("saved_at")),
     )
+
+
+def _session_path(path: str | None) -> str | None:
+    """``path`` if saving the restored work there replaces nothing but a session file.
+
+    The copy names the file its work belongs to, and Save writes there without asking. A
+    copy is a file like any other in a folder that others may have been able to write (see
+    :meth:`Autosave.flush`): one naming ``~/.bashrc`` or a report made the user's next Save
+    replace that file with session JSON (red team, round 14). So the path must be a ``.json``
+    name, and what is there now (if anything) must read as a session file; otherwise the
+    work is restored untitled and Save asks where to put it.
+    """
+    if path is None or not path.lower().endswith(".json"):
+        return None
+    if not os.path.lexists(path):
+        return path
+    try:
+        load_session(path)  # never blocks on a pipe or a device; at most a session's size
+    except SessionFileError:
+        return None
+    return path
 
 
 def _usable_path(path: object) -> str | None:
