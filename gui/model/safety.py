@@ -56,7 +56,7 @@ GUARDED_BUILTIN_NAMES: frozenset[str] = frozenset({"type", "getattr", "hasattr",
 ALLOWED_IMPORTS: frozenset[str] = frozenset({
     "torch", "torch.nn", "torch.nn.functional", "torch.autograd", "torch.autograd.functional",
     "torch.autograd.function", "torch.nn.init", "torch.nn.utils.rnn", "torch.optim",
-    "torch.nn.utils.parametrize",
+    "torch.nn.utils.parametrize", "torch.nn.utils.parametrizations",
     # `from torch.nn.utils import clip_grad_norm_` (the module is one a program may hold
     # already; each imported name's value is checked by the guard's import, one by one).
     "torch.nn.utils",
@@ -157,8 +157,10 @@ _DENIED_ATTRIBUTE_GROUPS: tuple[tuple[str, str], ...] = (
         "it reaches the operating system, the interpreter or native code.",
     ),
     (
+        # Not `cond`: the name is also `torch.linalg.cond` and `np.linalg.cond` (tensor
+        # math); `torch.cond` (control flow) stays refused by identity, being on no list.
         "hub jit compile compiler package onnx fx export profiler "
-        "testing test cond while_loop scan associative_scan set_default_tensor_type",
+        "testing test while_loop scan associative_scan set_default_tensor_type",
         "that part of torch/numpy compiles, downloads, profiles or tests code, which the "
         "app does not support.",
     ),

@@ -89,7 +89,8 @@ ESCAPES = [
     pytest.param("torch.jit.load('m')", 1, "torch.jit", id="torch-jit"),
     pytest.param("torch.from_file('f')", 1, "from_file", id="torch-from-file"),
     pytest.param("torch.compile(print)", 1, "torch.compile", id="torch-compile"),
-    pytest.param("torch.cond", 1, "torch.cond", id="torch-cond"),
+    # `torch.cond` is refused by identity when reached (test_realcode_round14.py): the
+    # name alone is also `torch.linalg.cond`.
     pytest.param("torch.UntypedStorage(4)", 1, "UntypedStorage", id="storage-class"),
     pytest.param("torch.set_default_tensor_type('os.x')", 1, "set_default", id="dotted-import"),
     pytest.param("torch.set_rng_state(s)", 1, "set_rng_state", id="set-rng-state"),

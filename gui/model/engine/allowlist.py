@@ -53,6 +53,7 @@ import torch.func
 import torch.nn.functional
 import torch.nn.init
 import torch.nn.utils
+import torch.nn.utils.parametrizations
 import torch.nn.utils.rnn
 import torch.optim
 import torch.optim.lr_scheduler
@@ -103,11 +104,15 @@ from gui.model.engine.native_inputs import (
 )
 from gui.model.engine.parametrize_stand_in import (
     check_parametrize_swaps,
+    orthogonal,
     register_parametrization,
     remove_parametrizations,
+    spectral_norm,
+    weight_norm,
 )
 from gui.model.engine.refusal import PROGRAM_CLASSES, CodeRefusedAtRuntime
 from gui.model.engine.reviewed_names import BUILTIN_CLASSES, FORWARD_AD_REVIEWED, MODULES
+from gui.model.engine.step_notes import note_steps_without_gradients
 
 # Instances of these are data: a program may hold them; what it reads from them is
 # checked again. (Not code: functions and classes are checked by identity.)
@@ -291,6 +296,7 @@ def allowlist() -> Allowlist:
     _check_ctc_targets()
     check_parametrize_swaps()
     check_checkpoint_recomputation()
+    note_steps_without_gradients()  # a note, never a refusal (see step_notes)
     wrapper_codes = _grad_mode_wrapper_codes()
     # The guard's own wrapper around a method read from its class checks `self` first.
     wrapper_codes.append(instances_only(torch.nn.Module, torch.nn.Module.train).__code__)
@@ -381,6 +387,10 @@ def _stand_ins() -> dict[int, tuple[object, object]]:
         # Fractions only, torch's checks on (see parametrize_stand_in).
         (torch.nn.utils.parametrize.register_parametrization, register_parametrization),
         (torch.nn.utils.parametrize.remove_parametrizations, remove_parametrizations),
+        # torch's own parametrizations, on a layer checked as above (parametrize_stand_in).
+        (torch.nn.utils.parametrizations.weight_norm, weight_norm),
+        (torch.nn.utils.parametrizations.spectral_norm, spectral_norm),
+        (torch.nn.utils.parametrizations.orthogonal, orthogonal),
         # The kernel behind nn.LSTM, reached by hand: its weights checked the same way.
         (torch.lstm, checked_lstm),
         # It points each parameter at the vector's memory: fractions only.

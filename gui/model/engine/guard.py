@@ -30,6 +30,7 @@ from gui.model.engine.allowlist import (
     allowlist,
     base_class_allowed,
     is_own_object,
+    is_program_code,
     stand_in_for,
 )
 from gui.model.engine.autograd_nodes import (
@@ -372,12 +373,32 @@ def _check_private_read(obj: object, name: str) -> None:
         return  # judged by what it finds (:func:`_init_problem`)
     if is_saved_attribute(obj, name):
         return  # what a C++ autograd node saved for backward, judged by value
+    if _program_method(obj, name):
+        return  # `self._init_weights` (nanoGPT): a function the program's own class defines
     if not is_own_object(obj):
         raise CodeRefusedAtRuntime(
             f"`{_describe(obj, name)}` is not available: names that start with an underscore "
             "are torch's or Python's internals (only the program's own plain classes may use "
             "them, and an autograd node its `_saved_*` values)."
         )
+
+
+def _program_method(obj: object, name: str) -> bool:
+    """``name`` is first found on a class the program defined (a layer's subclass too), as a
+    plain function the program wrote, and the instance holds no such entry of its own: the
+    read gives the program's own code back, never a torch internal (torch's `_private`
+    names sit on torch's classes, later in the MRO, or in the instance's dict)."""
+    if not isinstance(obj, type):
+        try:
+            entries = object.__getattribute__(obj, "__dict__")
+        except AttributeError:
+            entries = {}
+        if name in entries:
+            return False
+    for klass in (obj if isinstance(obj, type) else type(obj)).__mro__:
+        if name in klass.__dict__:
+            return klass in PROGRAM_CLASSES and is_program_code(klass.__dict__[name])
+    return False
 
 
 def _init_problem(obj: object, value: object) -> str | None:
@@ -426,6 +447,8 @@ def guarded_setattr(obj: object, name: str, value: object) -> None:
             and not (_has_fractions(obj) and _has_fractions(value))
         ):
             reason = _WHOLE_NUMBER_DATA
+        elif name == "data" and isinstance(value, torch.Tensor) and _other_form(obj, value):
+            reason = _OTHER_FORM_DATA
     if reason is not None:
         raise CodeRefusedAtRuntime(f"`{_describe(obj, name)}` cannot be changed: {reason}")
     setattr(obj, name, value)
@@ -525,6 +548,27 @@ _WHOLE_NUMBER_DATA = (
     "`.data` of a tensor of whole numbers or booleans (indices, masks) cannot be swapped: "
     "torch's backward trusts the indices it saved; make a new tensor instead (`i = j.clone()`)."
 )
+
+
+# `x.data = bigger` gives `x` other sizes (or another dtype) with no version change, and a
+# node that saved `x` for backward hands its kernel the new tensor with what it saved
+# alongside (`F.layer_norm`'s mean and rstd, weight norm's norms): the kernel takes its
+# sizes from one and reads the others by pointer, past their end (red team, round 14:
+# SIGSEGV; plain torch too). The numbers may change, never the form.
+_OTHER_FORM_DATA = (
+    "`.data` of a tensor can only take numbers of the same shape and dtype: a backward "
+    "trusts the sizes of what it saved; make a new tensor (or `nn.Parameter`) instead."
+)
+
+
+def _other_form(tensor: torch.Tensor, value: torch.Tensor) -> bool:
+    """``value`` differs from ``tensor`` in shape, dtype, layout or device."""
+    return (
+        tensor.shape != value.shape
+        or tensor.dtype != value.dtype
+        or tensor.layout != value.layout
+        or tensor.device != value.device
+    )
 
 
 _WRITABLE_TYPES: tuple[type, ...] = (

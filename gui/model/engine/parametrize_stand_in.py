@@ -37,6 +37,7 @@ import weakref
 from typing import Any
 
 import torch
+import torch.nn.utils.parametrizations
 import torch.nn.utils.parametrize
 
 from gui.model.engine.refusal import CodeRefusedAtRuntime
@@ -169,3 +170,81 @@ def register_parametrization(
                 "parametrize a tensor of fractions."
             )
     return _PARAMETRIZE.register_parametrization(module, tensor_name, parametrization)
+
+
+# `torch.nn.utils.parametrizations`: torch's own three parametrizations (`_WeightNorm`,
+# `_SpectralNorm`, `_Orthogonal`, torch's tensor math on the layer's tensor), registered by
+# torch's `register_parametrization` with `unsafe=True` (weight_norm's right_inverse makes
+# two tensors, orthogonal's may change the original's form): the shapes and dtypes there are
+# torch's, not a program's, so skipping torch's check of them opens nothing. What a
+# program could still choose, the layer, is checked as for the program's own
+# parametrizations (a layer of fractions, `parametrizations` made by registering), and each
+# swap torch then makes goes through the checked `_maybe_set`, `_inject_new_class` and
+# `_inject_property` above. No file, process or native code beyond torch's tensor math is
+# reached, and nothing is kept outside the layer (spectral_norm's `_u`/`_v` are its buffers).
+_PARAMETRIZATIONS: Any = torch.nn.utils.parametrizations
+
+
+def _check_library_registration(call: str, module: Any, tensor_name: Any) -> None:
+    """Refuse what :func:`register_parametrization` refuses, for torch's parametrizations."""
+    if not isinstance(module, torch.nn.Module) or type(tensor_name) is not str:
+        raise CodeRefusedAtRuntime(
+            f"`{call}(...)` is not available on this: give it a layer (nn.Module) and the "
+            "name of one of its parameters or buffers, as a string."
+        )
+    if _PARAMETRIZE.is_parametrized(module) and type(module) not in _MADE_BY_REGISTERING:
+        raise CodeRefusedAtRuntime(
+            FORGED_PARAMETRIZATIONS.replace("register_parametrization", call)
+        )
+    for original in _originals(module, tensor_name):
+        if not _fractions(original):
+            raise CodeRefusedAtRuntime(
+                f"`{call}(..., {tensor_name!r})` is not available on a tensor of whole numbers "
+                "or booleans: torch swaps its memory for what the parametrization returns, "
+                "and a backward trusts the indices it saved; use it on a tensor of fractions."
+            )
+
+
+def weight_norm(module: Any, name: Any = "weight", dim: Any = 0) -> Any:
+    """torch's ``parametrizations.weight_norm`` on a checked layer (see above)."""
+    _check_library_registration("weight_norm", module, name)
+    return _PARAMETRIZATIONS.weight_norm(module, name, dim)
+
+
+def spectral_norm(
+    module: Any,
+    name: Any = "weight",
+    n_power_iterations: Any = 1,
+    eps: Any = 1e-12,
+    dim: Any = None,
+) -> Any:
+    """torch's ``parametrizations.spectral_norm`` on a checked layer (see above)."""
+    _check_library_registration("spectral_norm", module, name)
+    return _PARAMETRIZATIONS.spectral_norm(module, name, n_power_iterations, eps, dim)
+
+
+_ORTHOGONAL_MAPS = ("matrix_exp", "cayley", "householder")
+
+
+def orthogonal(
+    module: Any,
+    name: Any = "weight",
+    orthogonal_map: Any = None,
+    *,
+    use_trivialization: Any = True,
+) -> Any:
+    """torch's ``parametrizations.orthogonal`` on a checked layer (see above)."""
+    _check_library_registration("orthogonal", module, name)
+    if orthogonal_map is not None and (
+        type(orthogonal_map) is not str or orthogonal_map not in _ORTHOGONAL_MAPS
+    ):
+        # torch looks the map up with `getattr` on its Enum and keeps what it finds on the
+        # layer (`__class__`, `_member_map_`...): only its three names reach it. The message
+        # is torch's own.
+        raise ValueError(
+            'orthogonal_map has to be one of "matrix_exp", "cayley", "householder". '
+            f"Got: {orthogonal_map}"
+        )
+    return _PARAMETRIZATIONS.orthogonal(
+        module, name, orthogonal_map, use_trivialization=use_trivialization
+    )

@@ -30,6 +30,7 @@ import torch.func
 import torch.nn.functional
 import torch.nn.init
 import torch.nn.utils
+import torch.nn.utils.parametrizations
 import torch.nn.utils.parametrize
 import torch.nn.utils.rnn
 import torch.optim
@@ -81,6 +82,9 @@ MODULES: tuple[types.ModuleType, ...] = (
     # The "Parametrizations" tutorial: only PARAMETRIZE_REVIEWED below; `cached()` (a
     # process-wide cache keyed by the module's id) and the rest are refused by value.
     torch.nn.utils.parametrize,
+    # Only the stand-ins for weight_norm, spectral_norm and orthogonal (`parametrize_stand_in`);
+    # the rest (its private classes, `Enum`) is refused by value.
+    torch.nn.utils.parametrizations,
     torch.distributions,  # the distributions of DISTRIBUTIONS_REVIEWED and kl_divergence
     # Saved-tensor hooks: only the stand-ins for saved_tensors_hooks, save_on_cpu and
     # disable_saved_tensors_hooks (see `_SavedTensorsHooks`), register_multi_grad_hook

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 
+from gui.model.explain.grad_switches import flag_receiver
 from gui.model.explain.graph_cuts import history
 from gui.model.explain.hooked_inplace import hooked_inplace
 from gui.model.explain.rule_types import Advice, Found, Rule, rule_table
@@ -318,26 +319,39 @@ def _inference_tensor(f: Found) -> Advice:
 
 def _non_leaf_flag(f: Found) -> Advice:
     line = f.context.source_line
-    name = attribute_receiver(line, ("requires_grad", "requires_grad_")) or "y"
+    name = (
+        attribute_receiver(line, ("requires_grad", "requires_grad_"))
+        or flag_receiver(line)  # `b.clone().requires_grad_(False)`: the expression
+        or "this tensor"
+    )
     turning_on = bool(
         re.search(r"requires_grad\s*=\s*True|requires_grad_\(\s*(True)?\s*\)", line or "")
     )
-    made = made_before(f.context.program, name, f.line)
+    # A name as written (`h`, `self.h`), not an expression (`b.clone()`).
+    written_name = all(part.isidentifier() for part in name.split("."))
+    made = made_before(f.context.program, name, f.line) if name.isidentifier() else None
     where = f" (line {made.line}: `{made.text}`)" if made is not None else ""
     explanation = (
         f"`{name}` is computed from tensors that require grad{where}, so it is not a leaf: "
         "whether it needs gradients follows from what it was computed from, and cannot be "
         "switched by hand."
     )
+    if turning_on and not written_name:
+        return Advice(
+            explanation + " It already takes part in autograd.",
+            "Remove the `requires_grad` switch from this line; to read the gradient of "
+            f"`{name}` after backward, keep it in a variable and call `.retain_grad()` on it.",
+        )
     if turning_on:
         return Advice(
             explanation + " It already takes part in autograd.",
             f"Delete this line; to read `{name}.grad` after backward, call "
             f"`{name}.retain_grad()` instead.",
         )
+    copy = f"{name} = {name}.detach()" if written_name else f"{name}.detach()"
     return Advice(
         explanation,
-        f"Take a copy without the history: `{name} = {name}.detach()` (same numbers, no "
+        f"Take a copy without the history: `{copy}` (same numbers, no "
         "gradient flows back through it).",
     )
 

@@ -87,4 +87,39 @@ def float32_statement(made: Made, value: str) -> str:
         return f"{made.name} = {value.removesuffix('.requires_grad_()')}.float().requires_grad_()"
     if _REQUIRES_GRAD.search(value):
         return f"{made.name} = {_REQUIRES_GRAD.sub('', value)}.float().requires_grad_()"
+    each = _per_element(value)
+    if each is not None:
+        return f"{made.name} = {each}"
     return f"{made.name} = {value}.float()"
+
+
+def _per_element(value: str) -> str | None:
+    """``[torch.tensor(a) for a in arrays]`` (a list has no ``.float()``) with ``.float()``
+    on each element: ``[torch.tensor(a).float() for a in arrays]``; ``None`` when ``value``
+    is not a list (or tuple) written out or comprehended."""
+    try:
+        node = ast.parse(value, mode="eval").body
+        # `([...])`: the list itself, without the brackets an operand is shown in.
+        inner = ast.get_source_segment(value, node)
+        if inner is not None and inner != value:
+            value, node = inner, ast.parse(inner, mode="eval").body
+    except SyntaxError:
+        return None
+    if isinstance(node, ast.ListComp | ast.GeneratorExp):
+        elements = [node.elt]
+    elif isinstance(node, ast.List | ast.Tuple) and node.elts:
+        elements = list(node.elts)
+    else:
+        return None
+    lines = value.encode().splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    text = value.encode()
+    # Offsets are UTF-8 bytes; insert from the last element back so earlier ones hold.
+    for element in reversed(elements):
+        if element.end_lineno is None or element.end_col_offset is None:
+            return None
+        end = starts[element.end_lineno - 1] + element.end_col_offset
+        text = text[:end] + b".float()" + text[end:]
+    return text.decode()

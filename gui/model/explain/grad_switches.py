@@ -188,3 +188,20 @@ def too_late(program: str | None, subject: str, line: int | None, made: list[Mad
             f"create `{name}` with `requires_grad=True`.",
         )
     return None
+
+
+def flag_receiver(source: str | None) -> str | None:
+    """What ``.requires_grad_(...)`` / ``.requires_grad = ...`` is set on in ``source``, as
+    written, when it is an expression and not a name: ``b.clone()`` in
+    ``d = b.clone().requires_grad_(False)``."""
+    text = (source or "").strip()
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in ("requires_grad", "requires_grad_"):
+            written = ast.get_source_segment(text, node.value) or ast.unparse(node.value)
+            simple = isinstance(node.value, ast.Name | ast.Attribute | ast.Call | ast.Subscript)
+            return written if simple else f"({written})"  # `(w * 2)`, as it reads
+    return None

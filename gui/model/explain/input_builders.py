@@ -29,6 +29,7 @@ from gui.model.explain.operands import (
 from gui.model.explain.rule_types import Advice, Found
 from gui.model.explain.source import (
     TORCH_SIZE,
+    assignments,
     condition_text,
     first_call_args,
     line_names,
@@ -116,9 +117,10 @@ def matmul(f: Found) -> Advice:
 def _linear_shapes(f: Found, r1: int, c1: int, r2: int, c2: int) -> Advice:
     """A layer call failed inside: a Linear layer made for ``r2`` input features (its weight,
     transposed, is ``r2 x c2``) received rows of ``c1`` numbers."""
-    call = layer_call(f.context.source_line)
-    assert call is not None
     made = linear_layers(f.context.program, r2, c2)
+    known = made[0].target if len(made) == 1 else None
+    call = layer_call(f.context.source_line, prefer=known)
+    assert call is not None
     layer = "a Linear layer"
     if len(made) == 1:
         bound = f" (`{made[0].target}`)" if made[0].target else ""
@@ -487,12 +489,24 @@ def view_size(f: Found) -> Advice:
 def batch_size(f: Found) -> Advice:
     pred, y = _loss_args(f)
     given, target = f.group("given"), f.group("target")
+    if _flattened_scores_only(f, pred, y):
+        # Karpathy's `logits.view(B * T, C)` with `targets` left (B, T): torch's "target
+        # batch_size" is the targets' first dimension, not their number of labels.
+        return Advice(
+            f"The loss pairs each row of `{pred}` ({given} rows) with the label in the same "
+            f"row of `{y}`, which has {target} rows (its first dimension). `{pred}` is reshaped "
+            f"to rows of scores, but `{y}` is not: when it holds a label per position "
+            "(a language model's targets of shape (B, T)), its rows are not one label each.",
+            f"Flatten the labels the same way: `{y}.view(-1)` (or `{y}.reshape(-1)`), so "
+            f"there is one label per row of `{pred}`.",
+        )
     merged = batch_merging_reshapes(f.context.program)
     if len(merged) == 1:
         line, text, tensor, fixed = merged[0]
         return Advice(
-            f"The loss pairs each row of `{pred}` ({given} rows) with one label of `{y}` "
-            f"({target} labels). Line {line} (`{text}`) reshapes `{tensor}` with `-1` first: "
+            f"The loss pairs each row of `{pred}` ({given} rows) with the label(s) in the same "
+            f"row of `{y}`, which has {target} rows (its first dimension). Line {line} "
+            f"(`{text}`) reshapes `{tensor}` with `-1` first: "
             "torch fills the batch dimension with whatever is left, so when the other sizes "
             "do not match one example, examples are merged or split and the counts stop "
             "agreeing.",
@@ -500,12 +514,37 @@ def batch_size(f: Found) -> Advice:
             "and set the next Linear's `in_features` to the size it prints.",
         )
     return Advice(
-        f"The loss pairs each row of `{pred}` ({given} rows) with one label of `{y}` "
-        f"({target} labels). A reshape such as `x.view(-1, n)` with the wrong n before the "
-        "model's Linear layers merges or splits examples, so the counts stop agreeing.",
+        f"The loss pairs each row of `{pred}` ({given} rows) with the label(s) in the same "
+        f"row of `{y}`, which has {target} rows (its first dimension). A reshape such as "
+        "`x.view(-1, n)` with the wrong n before the model's Linear layers merges or splits "
+        "examples, so the counts stop agreeing.",
         "Reshape with the batch size kept: `x.view(x.size(0), -1)` (or `torch.flatten(x, 1)`), "
         "and set the next Linear's `in_features` to the printed size.",
     )
+
+
+_RESHAPES = re.compile(r"\.(?:view|reshape|flatten)\(|\bflatten\(")
+# Rows of one position each: `view(B * T, C)`, `view(-1, logits.size(-1))` (not `view(-1, 2)`,
+# which as likely splits examples).
+_POSITION_ROWS = re.compile(r"\.(?:view|reshape)\([^()]*(?:\*|\bsize\(-1\)|\bshape\[-1\])")
+
+
+def _flattened_scores_only(f: Found, pred: str, y: str) -> bool:
+    """``pred`` is reshaped (on the failing line or where it is made) and ``y`` is not, and
+    the reshape makes rows of one position each (``view(B * T, C)``): a language model's
+    scores flattened without its targets."""
+    given, target = int(f.group("given") or 0), int(f.group("target") or 0)
+    if not (given > target > 0 and given % target == 0) or not y.isidentifier():
+        return False
+
+    def reshaped(name: str, how: re.Pattern[str]) -> bool:
+        if how.search(name):
+            return True
+        if not name.isidentifier():
+            return False
+        return any(how.search(m.text) for m in assignments(f.context.program, name))
+
+    return reshaped(pred, _POSITION_ROWS) and not reshaped(y, _RESHAPES)
 
 
 def empty_parameters(f: Found) -> Advice:

@@ -11,7 +11,7 @@ import ast
 
 from gui.model.explain.layer_setup import layer_calls
 from gui.model.explain.rule_types import Advice, Found
-from gui.model.explain.source import first_call_args, line_tree, parse_shape
+from gui.model.explain.source import Made, first_call_args, line_tree, made_before, parse_shape
 
 _RECURRENT = frozenset({"LSTM", "GRU", "RNN"})
 _EMBEDDINGS = frozenset({"Embedding", "EmbeddingBag"})
@@ -38,15 +38,51 @@ def bce_probabilities(f: Found) -> Advice:
 def class_target_probabilities(f: Found) -> Advice:
     """``Expected floating point type for target with class probabilities, got Long``."""
     scores, labels = _loss_args(f, ("input", "target"))
-    return Advice(
+    read = (
         f"`{labels}` has the same shape as `{scores}`, so the cross-entropy loss reads it as "
         "class probabilities (one number per class, as floats), not as class indices; "
-        f"`{labels}` holds whole numbers ({f.group('got')}). This happens when `{scores}` "
-        "has one score per example instead of one column of scores per class.",
-        f"For a yes/no label with one score per example: `nn.BCEWithLogitsLoss()({scores}, "
-        f"{labels}.float())`. For class indices, `{scores}` needs a column per class, shape "
-        "[examples, classes] (a last layer with one output per class).",
+        f"`{labels}` holds whole numbers ({f.group('got')})."
     )
+    encoded = _one_hot_made(f, labels)
+    if encoded is not None:
+        # `F.one_hot(labels, 3)` is whole numbers of the scores' shape: what the loss wants
+        # is the indices it was made from (or, read as probabilities, its float copy).
+        return Advice(
+            f"{read} `{labels}` is one-hot encoded on line {encoded.line} "
+            f"(`{encoded.text}`): a row of 0s with a single 1 per example.",
+            "Give the loss the class indices, one whole number per example: "
+            f"`{labels}.argmax(dim=1)` (or the labels before one-hot encoding); or, to "
+            f"give probabilities on purpose, `{labels}.float()`.",
+        )
+    return Advice(
+        f"{read} Either `{labels}` is one-hot encoded (a row of 0s with a single 1 per "
+        f"example), or `{scores}` has one score per example instead of one column of scores "
+        "per class.",
+        f"One-hot labels: give the class indices, `{labels}.argmax(dim=1)`. A yes/no label "
+        f"with one score per example: `nn.BCEWithLogitsLoss()({scores}, {labels}.float())`. "
+        f"For class indices, `{scores}` needs a column per class, shape [examples, classes] "
+        "(a last layer with one output per class).",
+    )
+
+
+_ONE_HOT_CALLS = frozenset({"one_hot", "eye"})
+
+
+def _one_hot_made(f: Found, labels: str) -> Made | None:
+    """The statement that made ``labels`` (a plain name) with ``one_hot(...)`` or an
+    identity matrix's rows (``torch.eye(n)[y]``), before the failing line."""
+    if not labels.isidentifier():
+        return None
+    made = made_before(f.context.program, labels, f.line)
+    if made is None or made.value is None:
+        return None
+    for node in ast.walk(made.value):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in _ONE_HOT_CALLS:
+                return made
+    return None
 
 
 def rnn_hidden_shape(f: Found) -> Advice:

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from gui.model.explain.autograd_rules import AUTOGRAD_RULES, AUTOGRAD_WARNING_RULES
 from gui.model.explain.python_rules import PYTHON_RULES, RUNAWAY_TEXT
 from gui.model.explain.rule_types import Advice, ErrorContext, Rule
+from gui.model.explain.step_note_rules import STEP_WARNING_RULES
 from gui.model.explain.torch_rules import TORCH_RULES, WARNING_RULES
 from gui.model.explain.training_rules import TRAINING_RULES
 from gui.model.result import Explanation
@@ -32,7 +33,11 @@ EXCEPTION_RULES: tuple[Rule, ...] = (
     *AUTOGRAD_RULES,
     *PYTHON_RULES,
 )
-ALL_WARNING_RULES: tuple[Rule, ...] = (*WARNING_RULES, *AUTOGRAD_WARNING_RULES)
+ALL_WARNING_RULES: tuple[Rule, ...] = (
+    *WARNING_RULES,
+    *AUTOGRAD_WARNING_RULES,
+    *STEP_WARNING_RULES,
+)
 
 # A shared default instead of a call in the signature (ErrorContext is frozen, so sharing is safe).
 _NO_CONTEXT = ErrorContext()

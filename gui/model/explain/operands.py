@@ -75,9 +75,10 @@ class LayerCall:
     calls: int  # how many layer calls the line has
 
 
-def layer_call(source: str | None) -> LayerCall | None:
+def layer_call(source: str | None, prefer: str | None = None) -> LayerCall | None:
     """The innermost call of one of the program's layers or models on the line, with its one
-    positional argument: ``self.fc1(h)`` in ``self.fc2(torch.relu(self.fc1(h)))``."""
+    positional argument: ``self.fc1(h)`` in ``self.fc2(torch.relu(self.fc1(h)))``; the call
+    of ``prefer`` (``self.fc2``) instead when the line has one (the layer known to fail)."""
     tree = line_tree(source)
     if tree is None or source is None:
         return None
@@ -98,6 +99,9 @@ def layer_call(source: str | None) -> LayerCall | None:
         return None
     # ast.walk is breadth first: the last call found is the innermost one.
     inner = calls[-1]
+    chosen = [c for c in calls if prefer is not None and segment(text, c.func) == prefer]
+    if chosen:
+        inner = chosen[-1]
     argument = inner.args[0]
     if not simple(argument) and not isinstance(argument, ast.Call):
         return None

@@ -23,6 +23,7 @@ from gui.model.explain.backward_history import (
     why_freed,
 )
 from gui.model.explain.dtype_hints import integer_leaf
+from gui.model.explain.grad_readers import asking_for_grad, trained_without_grad
 from gui.model.explain.grad_switches import reads
 from gui.model.explain.graph_cuts import find_cut, history
 from gui.model.explain.inplace_sites import guilty_site, inplace_sites, inplace_story
@@ -62,6 +63,7 @@ from gui.model.explain.layer_setup import (
     heads_divide,
     rnn_input_size,
 )
+from gui.model.explain.library_inplace import library_inplace
 from gui.model.explain.loss_inputs import (
     BCE_PROBABILITIES,
     CLASS_TARGET_PROBABILITIES,
@@ -72,6 +74,7 @@ from gui.model.explain.loss_inputs import (
     embedding_ids_dtype,
     rnn_hidden_shape,
 )
+from gui.model.explain.no_grad_returns import returned_without_grad
 from gui.model.explain.once_differentiable import once_differentiable_cut
 from gui.model.explain.operand_forms import (
     DOT_SIZES,
@@ -391,6 +394,9 @@ def _saved_modified(f: Found) -> Advice:
         losses = [b.receiver for b in earlier_backwards(f.context.program, site.line)]
         losses = list(dict.fromkeys([*losses[-1:], subject(f, "loss2")]))
         return Advice(*inplace_story(site, made, shape, origin, f.where, losses))
+    inside = library_inplace(f.context.program, shape, origin)
+    if inside is not None:
+        return inside
     return Advice(
         f"A tensor{shape}{origin} was saved during the forward pass because a gradient needs "
         f"its value, then changed in place{versions}. Autograd refuses to compute a derivative "
@@ -500,7 +506,7 @@ def _made_without_grad(f: Found, n: str) -> Advice | None:
             f"Compute `{name}` outside `{header}`: move line {where.line} out of that block "
             "(keep `torch.no_grad()` for evaluation, where no backward follows).",
         )
-    return None
+    return returned_without_grad(program, n, f.line)
 
 
 def _no_grad_fn(f: Found) -> Advice:
@@ -533,6 +539,19 @@ def _no_grad_fn(f: Found) -> Advice:
             f"Compute `{n}` from the model's output directly, without any of those between "
             f"them (print `t.grad_fn` for each tensor on the way: the first that shows None is "
             "where the link is cut).",
+        )
+    trained = trained_without_grad(f.context.program, n, f.line)
+    if trained is not None and trained.made is not None:
+        each = f"each tensor in `{trained.tensors}`" if trained.loop else f"`{trained.tensors}`"
+        return Advice(
+            "`backward()` follows a tensor's `grad_fn` back to leaves that require grad. "
+            f"`{n}` has no `grad_fn`: nothing it is computed from requires grad, though line "
+            f"{trained.line} reads `{trained.read}` of {each}, which `{n}` is computed from: "
+            f"{each} was made on line {trained.made.line} (`{trained.made.text}`) without "
+            "`requires_grad=True`, so torch recorded nothing to differentiate.",
+            f"Ask for gradients of {each} where it is made, line {trained.made.line}: "
+            f"create it with `requires_grad=True`, or append `.requires_grad_()`"
+            f"{asking_for_grad(trained.made)}.",
         )
     inputs = [c for c in f.context.constants if c != n]
     if inputs:

@@ -1,5 +1,6 @@
 # after: PyTorch docs torch.optim.lr_scheduler (MultiStepLR, CosineAnnealingLR, ReduceLROnPlateau on a validation loss, OneCycleLR's lrs)
-# expect: match
+# expect: match warns step-without-gradients
+# mentions: `opt1.step()` on line 19 | no weight changed
 import torch
 import torch.nn as nn
 from torch.optim.lr_scheduler import CosineAnnealingLR, MultiStepLR, OneCycleLR, ReduceLROnPlateau

@@ -1,5 +1,6 @@
 # after: PyTorch docs torch.inference_mode as a decorator, ExponentialLR, SequentialLR warmup then cosine
-# expect: match
+# expect: match warns step-without-gradients
+# mentions: `opt.step()` on line 18 | every parameter of `opt` had `.grad` None
 import torch
 import torch.nn as nn
 torch.manual_seed(0)

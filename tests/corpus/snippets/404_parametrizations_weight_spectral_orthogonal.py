@@ -1,6 +1,5 @@
 # after: PyTorch docs torch.nn.utils.parametrizations (weight_norm with original0/original1 = g and v, spectral_norm with its power iteration in train mode and not in eval mode, orthogonal keeping W^T W = I while training), the new-style API replacing nn.utils.weight_norm
-# expect: refused
-# mentions: torch.nn.utils.parametrizations
+# expect: match
 import torch
 import torch.nn as nn
 from torch.nn.utils import parametrizations, parametrize

@@ -1,5 +1,6 @@
-# after: PyTorch forum "my loss does not change" (optimizer.step() called before loss.backward() in the loop: the first step has no gradients, every later step uses the previous batch's)
-# expect: match
+# after: PyTorch forum "my loss does not change" (opt.zero_grad(), then opt.step() before loss.backward() in the loop: every step finds the gradients just set to None, so the weights never change)
+# expect: match warns step-without-gradients
+# mentions: `opt.step()` on line 16 | every parameter of `opt` had `.grad` None | no weight changed
 import torch
 import torch.nn as nn
 

@@ -40,8 +40,7 @@ def test_names_imported_from_torch_nn_utils_are_checked_one_by_one() -> None:
         "flat = p2v(model.parameters())\n"
         "print(norm, flat.shape, model.weight.grad)\n"
     )
-    refusal = refused("from torch.nn.utils import parametrizations\n")
-    assert "torch.nn.utils.parametrizations" in refusal
+    # `parametrizations` is admitted since round 14 (test_realcode_round14.py).
 
 
 def test_embedding_from_pretrained_is_plain_torchs() -> None:

@@ -309,7 +309,7 @@ CONV = torch.nn.Conv2d(3, 4, 3)
         (lambda: torch.randn(10, 100).view(-1, 400), "x = x.view(-1, 400)", "view-size",
          "x.view(x.size(0), -1)"),
         (lambda: F.cross_entropy(torch.randn(4, 3), torch.tensor([0, 1, 2])),
-         "loss = criterion(outputs, labels)", "batch-size-mismatch", "`labels` (3 labels)"),
+         "loss = criterion(outputs, labels)", "batch-size-mismatch", "`labels`, which has 3 rows"),
         (lambda: torch.optim.SGD([], lr=0.1), "opt = torch.optim.SGD(model.parameters())",
          "empty-parameters", "nn.Parameter"),
         (lambda: CONV(torch.randn(1, 3, 8, 8, dtype=torch.float64)), "y = conv(x)",
