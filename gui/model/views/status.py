@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from gui.model.session import Snapshot
 from gui.model.views.diagnostics import ERROR_TINT
+from gui.model.visible_text import visible_controls
 
 # (background, text) of the status strip in each state; dark text on light tints throughout.
 STATUS_STYLES: dict[str, tuple[str, str]] = {
@@ -84,7 +85,8 @@ def status_bar_text(snapshot: Snapshot, ever_ran: bool = True) -> str:
         return "Running…"
     if snapshot.error is not None:
         line = f" (line {snapshot.error.line})" if snapshot.error.line else ""
-        first = snapshot.error.message.splitlines()[0] if snapshot.error.message else ""
+        message = visible_controls(snapshot.error.message)  # a program's own text, as written
+        first = message.splitlines()[0] if message else ""
         if len(first) > STATUS_MESSAGE_CHARS:
             first = first[: STATUS_MESSAGE_CHARS - 1] + "…"
         if stopped_by_time_limit(snapshot) and snapshot.time_limit < TIME_LIMIT_CHOICES[-1]:

@@ -133,3 +133,12 @@ def test_a_run_stopped_by_the_time_limit_points_at_the_control() -> None:
     assert text.endswith("A long loop may need more: Run > Time Limit (up to 30 s).")
     session.set_time_limit(30.0)
     assert "Run > Time Limit" not in status_bar_text(session.snapshot)
+
+
+def test_a_message_that_would_read_backwards_is_shown_as_written(session: Session) -> None:
+    """A program's own exception text with a right-to-left override: the status bar shows
+    the escape, not "Saved to /home/u enod"."""
+    session.set_code("raise ValueError('Saved to \\u2066/home/u\\u2069 \\u202edone')\n")
+    text = status_bar_text(session.snapshot)
+    assert "\u202e" not in text and "\u2066" not in text
+    assert text.endswith("Saved to \\u2066/home/u\\u2069 \\u202edone")
