@@ -13,9 +13,10 @@ The recorder has nothing to record there (no graph is built), so such a forward 
 torch functions off (:class:`torch._C.DisableTorchFunction`), exactly as in plain torch, but
 only when nothing but torch runs inside and the kernels get what they trust:
 
-- every module inside is one of torch's own layer classes (by identity, no program subclass),
-  with no hook anywhere (nor a global one), no ``forward`` of its own, and plain attributes of
-  built-in types, so no program code runs while the recorder is off;
+- every module inside is one of torch's own layer classes (by identity; a program's subclass
+  only if it defines nothing but its ``__init__``), with no hook inside (nor a global one; the
+  layer's own hooks run around its ``forward``, outside), no ``forward`` of its own, and plain
+  attributes of built-in types, so no program code runs while the recorder is off;
 - every weight is a plain parameter, one dense block on the CPU, of the input's dtype, and of
   the exact shape the layer's sizes give: the fused kernels read weights by raw pointer with
   sizes derived from the input and ``embed_dim`` (as the LSTM kernel does, see
@@ -38,6 +39,8 @@ import torch.nn.functional as F
 from torch import nn
 from torch.nn.modules import module as module_internals
 
+from gui.model.engine.refusal import PROGRAM_CLASSES
+
 _LAYER_CLASSES = frozenset(
     {
         nn.MultiheadAttention,
@@ -55,7 +58,8 @@ _LAYER_CLASSES = frozenset(
 # The activations a TransformerEncoderLayer keeps as a plain function (`activation=F.gelu`).
 _ACTIVATION_FUNCTIONS = (F.relu, F.gelu)
 _PLAIN_TYPES = (bool, int, float, str, type(None))
-_FLOAT_DTYPES = (torch.float32, torch.float64)
+# The dtypes the fused kernels take on the CPU (plain torch fuses half precisions too).
+_FLOAT_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
 # A module's own containers: checked one by one below; every other container must be empty.
 _CONTAINERS = ("_parameters", "_buffers", "_modules", "_non_persistent_buffers_set")
 
@@ -68,18 +72,66 @@ def _plain_value(value: object) -> bool:
     return any(value is f for f in _ACTIVATION_FUNCTIONS)
 
 
+# What a program's subclass of a layer class may define and still run torch's code alone:
+# its own `__init__` (which ran when the layer was made, under the recorder) and what Python
+# writes into every class.
+_SUBCLASS_ENTRIES = frozenset(
+    {
+        "__init__",
+        "__module__",
+        "__qualname__",
+        "__doc__",
+        "__annotations__",
+        "__firstlineno__",
+        "__static_attributes__",
+    }
+)
+# The hooks a module's own call runs around its `forward` (`Module.__call__`), outside the
+# part run with torch functions off: a submodule's run inside, the layer's own do not.
+_CALL_HOOKS = frozenset(
+    {
+        "_forward_hooks",
+        "_forward_hooks_with_kwargs",
+        "_forward_hooks_always_called",
+        "_forward_pre_hooks",
+        "_forward_pre_hooks_with_kwargs",
+        "_backward_hooks",
+        "_backward_pre_hooks",
+    }
+)
+
+
+def torch_class(cls: type) -> type | None:
+    """The torch layer class whose code alone runs for an instance of ``cls``: ``cls`` if it
+    is one of them, or the one a program's subclass builds on when it defines nothing but
+    ``__init__`` (``class Encoder(nn.TransformerEncoder)`` passing its sizes on); ``None``
+    for anything else (a method, property or descriptor of the program's anywhere in the
+    class's lookup order would run the program's code inside)."""
+    mro = cls.__mro__
+    for index, klass in enumerate(mro):
+        if klass in _LAYER_CLASSES:
+            return klass if mro[index:] == klass.__mro__ else None
+        if (
+            klass not in PROGRAM_CLASSES
+            or type(klass) is not type
+            or not set(vars(klass)) <= _SUBCLASS_ENTRIES
+        ):
+            return None
+    return None
+
+
 def _only_torch_inside(layer: nn.Module) -> bool:
     """Whether calling ``layer`` can run nothing but torch's own code."""
     if any(getattr(module_internals, name) for name in _GLOBAL_HOOKS):
         return False
     for module in layer.modules():
-        if type(module) not in _LAYER_CLASSES:
+        if torch_class(type(module)) is None:
             return False
         state = vars(module)
         if "forward" in state:
             return False
         for name, value in state.items():
-            if name in _CONTAINERS:
+            if name in _CONTAINERS or (module is layer and name in _CALL_HOOKS):
                 continue
             if isinstance(value, dict | set):
                 if value:  # a hook of any kind
@@ -119,6 +171,13 @@ def _dense(tensor: object, dtype: torch.dtype | None = None) -> TypeGuard[torch.
     return _strided(tensor) and tensor.is_contiguous() and (dtype is None or tensor.dtype == dtype)
 
 
+def _is_a(module: object, cls: type[nn.Module]) -> bool:
+    """``module`` is one of torch's ``cls`` (a program may put another of the layer classes
+    in its place, ``encoder.norm = nn.ReLU()``: reading ``.weight`` then raised where plain
+    torch runs, so such a call takes the step-by-step path, torch's own errors included)."""
+    return isinstance(module, cls)
+
+
 def _weights_fit(pairs: Iterable[tuple[object, tuple[int, ...]]], dtype: torch.dtype) -> bool:
     return all(_dense(weight, dtype) and tuple(weight.shape) == shape for weight, shape in pairs)
 
@@ -126,6 +185,8 @@ def _weights_fit(pairs: Iterable[tuple[object, tuple[int, ...]]], dtype: torch.d
 def _attention_fits(attention: nn.MultiheadAttention, dtype: torch.dtype) -> bool:
     size, heads = attention.embed_dim, attention.num_heads
     if type(size) is not int or type(heads) is not int or heads <= 0 or size % heads:
+        return False
+    if not _is_a(attention.out_proj, nn.Linear):
         return False
     return _weights_fit(
         [
@@ -140,7 +201,13 @@ def _attention_fits(attention: nn.MultiheadAttention, dtype: torch.dtype) -> boo
 
 def _encoder_layer_fits(layer: nn.TransformerEncoderLayer, dtype: torch.dtype) -> bool:
     attention = layer.self_attn
-    if type(attention) is not nn.MultiheadAttention or not _attention_fits(attention, dtype):
+    if torch_class(type(attention)) is not nn.MultiheadAttention:
+        return False
+    if not _attention_fits(attention, dtype):
+        return False
+    if not all(_is_a(norm, nn.LayerNorm) for norm in (layer.norm1, layer.norm2)):
+        return False
+    if not (_is_a(layer.linear1, nn.Linear) and _is_a(layer.linear2, nn.Linear)):
         return False
     size = attention.embed_dim
     hidden = layer.linear1.weight.shape[0]
@@ -176,7 +243,8 @@ def _masks_fit(
     for mask, shapes in masks:
         if mask is None:
             continue
-        if not _dense(mask) or mask.dtype not in (torch.bool, data.dtype):
+        # Any strides: the kernels make a mask contiguous (merge_masks expands one itself).
+        if not _strided(mask) or mask.dtype not in (torch.bool, data.dtype):
             return False
         if tuple(mask.shape) not in shapes:
             return False
@@ -242,7 +310,9 @@ def _encoder_layer_call_fits(layer: nn.TransformerEncoderLayer, values: dict[str
 def _encoder_call_fits(encoder: nn.TransformerEncoder, values: dict[str, Any]) -> bool:
     src = values["src"]
     layers = list(encoder.layers)
-    if not layers or any(type(layer) is not nn.TransformerEncoderLayer for layer in layers):
+    if not layers or any(
+        torch_class(type(layer)) is not nn.TransformerEncoderLayer for layer in layers
+    ):
         return False
     first = layers[0].self_attn
     if not _data_fits(src, first.embed_dim):
@@ -251,9 +321,12 @@ def _encoder_call_fits(encoder: nn.TransformerEncoder, values: dict[str, Any]) -
         return False
     if any(layer.self_attn.embed_dim != first.embed_dim for layer in layers):
         return False
-    if encoder.norm is not None and not _weights_fit(
-        [(encoder.norm.weight, (first.embed_dim,)), (encoder.norm.bias, (first.embed_dim,))],
-        src.dtype,
+    if encoder.norm is not None and not (
+        _is_a(encoder.norm, nn.LayerNorm)
+        and _weights_fit(
+            [(encoder.norm.weight, (first.embed_dim,)), (encoder.norm.bias, (first.embed_dim,))],
+            src.dtype,
+        )
     ):
         return False
     return _masks_fit(
@@ -283,9 +356,9 @@ def runs_as_plain_torch(
     layer: nn.Module, signature: inspect.Signature, args: Any, kwargs: Any
 ) -> bool:
     """Whether ``layer``'s call may run with torch functions off (see the module's text)."""
-    check = _CALL_CHECKS.get(type(layer))
+    check = _CALL_CHECKS.get(torch_class(type(layer)))  # type: ignore[arg-type]
     if check is None or layer.training:
-        return False  # in training (or a program's subclass) no fused kernel runs
+        return False  # in training no fused kernel runs; not one of these layers
     values = _arguments(signature, layer, args, kwargs)
     return (
         values is not None

@@ -1,6 +1,6 @@
 # after: nanoGPT model.py (`@dataclass class GPTConfig` with typed defaults, GPT(GPTConfig(n_layer=2)))
 # expect: refused
-# mentions: dataclass
+# mentions: @dataclass | plain class whose `__init__` sets each field | def __init__(self
 from dataclasses import dataclass
 
 import torch

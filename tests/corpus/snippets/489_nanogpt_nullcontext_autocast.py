@@ -1,6 +1,5 @@
 # after: nanoGPT train.py device setup (`from contextlib import nullcontext`, ctx = nullcontext() if device_type == 'cpu' else torch.amp.autocast(...), `with ctx:` around the forward)
-# expect: refused
-# mentions: contextlib
+# expect: match
 from contextlib import nullcontext
 
 import torch

@@ -17,6 +17,7 @@ from torch import nn
 
 from gui.model.engine import fused_layers
 from gui.model.engine.fused_layers import let_layers_take_fused_kernels, runs_as_plain_torch
+from gui.model.engine.refusal import PROGRAM_CLASSES
 from gui.model.engine_process import EngineProcess
 from gui.model.request import Program, RunRequest
 from tests.corpus.checks import matches
@@ -137,7 +138,6 @@ def _set_data(layer: nn.MultiheadAttention, name: str, value: torch.Tensor) -> N
 
 
 UNFIT: list[object] = [
-    pytest.param(lambda: _with(lambda m: m.register_forward_hook(lambda *a: None)), id="hook"),
     pytest.param(
         lambda: _with(lambda m: m.out_proj.register_forward_pre_hook(lambda *a: None)),
         id="inner-hook",
@@ -177,6 +177,52 @@ def test_a_plain_layer_and_call_take_the_fused_path() -> None:
     x = torch.randn(2, 3, 8)
     assert _decides(_attention(), x, x, x)
     assert _decides(_attention(), x, x, x, key_padding_mask=torch.zeros(2, 3, dtype=torch.bool))
+    # A mask of any strides: the kernels make it contiguous themselves.
+    strided = torch.zeros(2, 6, dtype=torch.bool)[:, ::2]
+    assert _decides(_attention(), x, x, x, key_padding_mask=strided)
+    # The layer's own hooks run around its forward (Module.__call__), outside.
+    hooked = _with(lambda m: m.register_forward_hook(lambda *a: None))
+    assert _decides(hooked, x, x, x)
+    assert _decides(_Init(8, 2).eval(), x, x, x)  # a program's subclass with only __init__
+
+
+class _Init(nn.MultiheadAttention):
+    def __init__(self, size: int, heads: int) -> None:
+        super().__init__(size, heads, batch_first=True)
+
+
+class _Mixin:
+    """After torch's classes in the lookup order: a property here would shadow an instance
+    attribute that torch's classes do not define on the class."""
+
+    def extra(self) -> None:
+        pass
+
+
+class _Mixed(nn.MultiheadAttention, _Mixin):
+    def __init__(self) -> None:
+        super().__init__(8, 2, batch_first=True)
+
+
+class _Method(nn.MultiheadAttention):
+    def merge_masks(self, *args: object) -> tuple[None, None]:
+        return None, None
+
+
+# As the program's own classes are (the engine notes each class a program defines).
+for _cls in (_Init, _Mixin, _Mixed, _Method):
+    PROGRAM_CLASSES.add(_cls)
+
+
+def test_a_subclass_that_adds_code_stays_recorded() -> None:
+    """A method, property or descriptor of the program's, anywhere in the class's lookup
+    order, would run the program's code inside."""
+    x = torch.randn(2, 3, 8)
+    for layer in (_Mixed(), _Method(8, 2, batch_first=True)):
+        assert not _decides(layer.eval(), x, x, x)
+    inner = _Init(8, 2).eval()
+    inner.out_proj = nn.Linear(8, 8)  # a submodule of another of torch's classes
+    assert _decides(inner, x, x, x)
 
 
 @pytest.mark.parametrize("make", UNFIT)
@@ -192,9 +238,6 @@ def test_anything_but_torchs_own_layer_stays_recorded(make: Callable[[], nn.Modu
         pytest.param({"key_padding_mask": torch.zeros(2, 3, dtype=torch.int64)}, id="mask-dtype"),
         pytest.param({"attn_mask": torch.zeros(3, 4)}, id="attn-mask-shape"),
         pytest.param({"need_weights": _Truthy()}, id="object-argument"),
-        pytest.param(
-            {"key_padding_mask": torch.zeros(2, 6, dtype=torch.bool)[:, ::2]}, id="mask-strided"
-        ),
     ],
 )
 def test_unfit_arguments_stay_recorded(kwargs: dict[str, object]) -> None:
