@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 import string
 import sys
 import warnings
@@ -67,21 +68,33 @@ ALLOWED_IMPORTS: frozenset[str] = frozenset({
     "functools", "collections", "typing", "copy", "__future__",
     # Iterators over the program's own values (reviewed_names.ITERTOOLS_REVIEWED).
     "itertools",
+    # nanoGPT's `ctx = nullcontext() if ...`: `nullcontext` alone
+    # (reviewed_names.CONTEXTLIB_REVIEWED); the rest of the module is refused by value.
+    "contextlib",
 })  # fmt: skip
 IMPORT_HELP = (
     "the modules a program can import here are torch (with torch.nn, torch.optim, "
     "torch.autograd, torch.utils.data, torch.utils.checkpoint, torch.func, "
     "torch.distributions), math, numpy, "
-    "random, time, functools, itertools, collections, typing and copy; what it uses from "
+    "random, time, functools, itertools, collections, typing, copy and contextlib's "
+    "nullcontext; what it uses from "
     "them is "
     "checked one by one (tensor math, never files, the network, other processes or native "
     "code)."
 )
 # Modules refused with a reason of their own: the import check and the guard (a module
 # reached as an attribute) say it instead of the general list. One sentence each (no ". "
-# inside). None at present: `torch.utils.checkpoint`, the one there was, is admitted
-# through a stand-in that keeps the graph walk from running the block again.
-REFUSED_MODULE_REASONS: dict[str, str] = {}
+# inside). `torch.utils.checkpoint`, once here, is admitted through a stand-in that keeps
+# the graph walk from running the block again.
+REFUSED_MODULE_REASONS: dict[str, str] = {
+    # nanoGPT's `@dataclass class GPTConfig`: the decorator writes the class's `__init__` as
+    # new source text and runs it with `exec`, code the checks never read.
+    "dataclasses": (
+        "the `@dataclass` decorator writes the class's `__init__` as new code that the "
+        "checks here never read; write a plain class whose `__init__` sets each field "
+        "instead, like `def __init__(self, n_embd=12, n_head=4): self.n_embd = n_embd`."
+    ),
+}
 # Methods a class the program defines may give itself under a two-underscore name: what
 # tutorials write (``__init__``, ``__call__``, operators, ``__len__``/``__getitem__`` of a
 # dataset). Not ``__getattribute__``, ``__del__``, ``__init_subclass__``, ``__set_name__``,
@@ -120,7 +133,10 @@ SAVED_TENSOR_CONTEXTS = frozenset(
 SAVED_TENSOR_HOOK_NAMES = frozenset(
     {"saved_tensors_hooks", "disable_saved_tensors_hooks", "register_hooks"}
 )
-WITH_CONTEXTS = GRAD_MODE_CONTEXTS | SAVED_TENSOR_CONTEXTS
+# nanoGPT's `ctx = nullcontext() if device_type == 'cpu' else autocast(...)`: a context that
+# does nothing (the guard admits `contextlib.nullcontext` by identity).
+OTHER_CONTEXTS = frozenset({"nullcontext"})
+WITH_CONTEXTS = GRAD_MODE_CONTEXTS | SAVED_TENSOR_CONTEXTS | OTHER_CONTEXTS
 WRITABLE_ATTRIBUTES: frozenset[str] = frozenset({"grad", "data", "requires_grad"})
 FORMAT_METHODS: frozenset[str] = frozenset({"format", "format_map"})
 
@@ -308,6 +324,28 @@ def _syntax_refusal(error: SyntaxError) -> CodeRefused:
     return CodeRefused(message, line, max(column or 1, 1), text, "syntax-error")
 
 
+# Unicode's embeddings, overrides and isolates: the editor shows the code around one in
+# another order than Python reads it ("Trojan Source", CVE-2021-42574): a session file's
+# `# \u202e } \u2066if admin:\u2069` reads as a comment and runs as code. No program
+# needs them raw (Arabic or Hebrew text orders itself); in a string, `"\u202e"` is kept.
+_REORDERING = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def _refuse_reordering_controls(source: str) -> None:
+    found = _REORDERING.search(source)
+    if found is None:
+        return
+    line = source.count("\n", 0, found.start()) + 1
+    column = found.start() - (source.rfind("\n", 0, found.start()) + 1) + 1
+    escape = found.group().encode("unicode_escape").decode()
+    message = (
+        f"Line {line} holds an invisible `{escape}`, a control that makes the editor show "
+        "the code in another order than Python reads it; delete it (in a string, write "
+        f"it as `\\{escape[1:]}`)."
+    )
+    raise CodeRefused(message, line, column, escape, "unsafe-code")
+
+
 def check_source(source: str) -> ast.Module:
     """Parse and validate a user program, refusing anything that is not plainly safe.
 
@@ -338,6 +376,7 @@ def check_source(source: str) -> ast.Module:
         )
         raise CodeRefused(message, line, 1, "program size", "unsafe-code")
     source = source.removeprefix("\ufeff")  # editors on Windows may save a byte-order mark
+    _refuse_reordering_controls(source)
     try:
         # compile() also finds errors ast.parse accepts (`return` outside a function...);
         # its SyntaxWarnings (`x is 1`, "\\d") are the program's business, not a refusal.
@@ -516,14 +555,20 @@ class _Validator:
             self.check_format_call(node)
         elif isinstance(node, ast.With):
             for item in node.items:
-                if not _grad_mode_context(item.context_expr):
+                # `with ctx:` of a name the program binds: the guard checks the object it
+                # holds by identity when the block is entered (see `visit_With`), as it
+                # does for every name here.
+                expr = item.context_expr
+                held = isinstance(expr, ast.Name) and expr.id in self.bound
+                if not (held or _grad_mode_context(expr)):
                     why = (
                         "`with` can only be used with torch.no_grad(), torch.enable_grad(), "
                         "torch.set_grad_enabled(...), torch.inference_mode(), "
                         "torch.autograd.detect_anomaly() or set_detect_anomaly(...), forward "
                         "AD's dual_level() or "
                         "torch.autograd.graph's saved_tensors_hooks(...), save_on_cpu() "
-                        "and disable_saved_tensors_hooks(...)."
+                        "and disable_saved_tensors_hooks(...), contextlib's nullcontext(), "
+                        "or a name holding one of them."
                     )
                     self.refuse(node, f"with {_short(item.context_expr)}", why)
         elif isinstance(node, ast.Import | ast.ImportFrom):

@@ -20,6 +20,7 @@ from gui.model.engine.graph_walk import Naming
 from gui.model.engine.node_of import is_leaf, node_of
 from gui.model.engine.tensors import tensor_data
 from gui.model.result import Explanation, NestedValues, TensorInfo
+from gui.model.visible_text import visible_controls
 
 # A module tree is walked this far at most (a program could nest modules without end).
 MAX_MODULE_PARAMETERS = 1000
@@ -53,7 +54,9 @@ def module_parameters(module: torch.nn.Module) -> list[tuple[str, torch.Tensor]]
                 and type(p) in (torch.nn.Parameter, torch.Tensor)
                 and len(prefix) + len(name) <= safety.MAX_SOURCE_CHARS
             ):
-                found.append((prefix + name, p))
+                # `add_module` takes any string: a bidirectional override in a layer's
+                # name turned every panel's text showing it around (see visible_text).
+                found.append((visible_controls(prefix + name), p))
         children = state.get("_modules") if type(state) is dict else None
         items = list(dict.items(children)) if type(children) is dict else []
         for name, child in reversed(items):  # depth first, in order, as named_modules

@@ -785,7 +785,8 @@ def guarded_context(value: object) -> object:
         "torch.no_grad(), torch.enable_grad(), torch.set_grad_enabled(...), "
         "torch.inference_mode(), torch.autograd.detect_anomaly() or set_detect_anomaly(...), "
         "the saved-tensor hooks of "
-        "torch.autograd.graph, or an object of a class the program defines."
+        "torch.autograd.graph, contextlib's nullcontext(), or an object of a class the "
+        "program defines."
     )
 
 

@@ -9,6 +9,7 @@ methods are wrapped the first time one is made, and the list holds the wrapped o
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
 import itertools
 import math
@@ -55,6 +56,7 @@ from gui.model.engine.reviewed_names import (
     AUTOGRAD_REVIEWED,
     BUILTIN_CLASSES,
     COLLECTIONS_REVIEWED,
+    CONTEXTLIB_REVIEWED,
     CTX_METHODS,
     DATA_REVIEWED,
     DISTRIBUTION_METHODS,
@@ -254,6 +256,7 @@ def _objects() -> list[object]:
     objects += _named(functools, FUNCTOOLS_REVIEWED)
     objects += _named(itertools, ITERTOOLS_REVIEWED)
     objects.append(vars(itertools.chain)["from_iterable"])  # chain.from_iterable(lists)
+    objects += _named(contextlib, CONTEXTLIB_REVIEWED)
     objects += _named(collections, COLLECTIONS_REVIEWED)
     objects += _named(typing, TYPING_REVIEWED)
     objects += list(BUILTIN_CLASSES)

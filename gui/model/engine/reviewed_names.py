@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import collections
+import contextlib
 import copy
 import functools
 import itertools
@@ -75,6 +76,7 @@ MODULES: tuple[types.ModuleType, ...] = (
     itertools,
     collections,
     typing,
+    contextlib,  # `nullcontext` alone (CONTEXTLIB_REVIEWED)
     # Round 5 of the widening: each holds, besides what is listed below by identity, only
     # what the guard refuses by value (registries, counters, submodules, other classes).
     torch.autograd.function,  # for `once_differentiable`
@@ -268,6 +270,12 @@ ITERTOOLS_REVIEWED: tuple[str, ...] = (
     "combinations_with_replacement", "permutations", "accumulate", "zip_longest", "groupby",
     "starmap", "takewhile", "dropwhile", "compress", "pairwise",
 )  # fmt: skip
+# `contextlib` (nanoGPT: `ctx = nullcontext() if device_type == 'cpu' else autocast(...)`):
+# `nullcontext` is a pure-Python class whose `__enter__` returns the value it was given and
+# whose `__exit__` does nothing: no file, process, native code or process-wide state. Not
+# `redirect_stdout` (writes the process's stdout), `ExitStack` or `contextmanager` (run
+# callbacks and generators outside the `with` admission), `chdir` (the working folder).
+CONTEXTLIB_REVIEWED: tuple[str, ...] = ("nullcontext",)
 COLLECTIONS_REVIEWED: tuple[str, ...] = (
     "OrderedDict", "defaultdict", "Counter", "deque", "namedtuple",
 )  # fmt: skip

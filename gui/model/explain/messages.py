@@ -188,6 +188,8 @@ _WHY_CHECKED = (
 
 # A refusal about the GPU (`.cuda()`), not about reaching outside the program.
 _GPU_WORDS = re.compile(r"\bGPU\b|\bCUDA\b|\.cuda\b|CPU only", re.I)
+# `from dataclasses import dataclass` / `import dataclasses` (nanoGPT's config classes).
+_DATACLASS_WORDS = re.compile(r"\bdataclass(?:es)?\b")
 
 
 def explain_refusal(
@@ -253,6 +255,18 @@ def explain_refusal(
             )
             fix = f"Remove {what} from {place}, or pick the device the portable way: "
             fix += "`device = 'cuda' if torch.cuda.is_available() else 'cpu'`."
+        elif _DATACLASS_WORDS.search(construct):
+            explanation = (
+                f"{_WHY_CHECKED}, so every line of a program is read before it runs; "
+                "`@dataclass` writes the class's `__init__` as new code while the program "
+                f"runs, code that was never read. {ran}"
+            )
+            fix = (
+                f"Remove {what} from {place} and the `@dataclass` line above the class, and "
+                "give the class an `__init__` that takes each field with its default and "
+                "sets it: `def __init__(self, block_size=8, n_embd=12): self.block_size = "
+                "block_size` (and so on); a call like `Config(n_embd=6)` then works as before."
+            )
         else:
             explanation = (
                 f"{_WHY_CHECKED}, so a program may use tensor maths, plain Python and print, "
