@@ -21,7 +21,8 @@ only when nothing but torch runs inside and the kernels get what they trust:
   the exact shape the layer's sizes give: the fused kernels read weights by raw pointer with
   sizes derived from the input and ``embed_dim`` (as the LSTM kernel does, see
   :mod:`.library_stand_ins`);
-- the input and the masks are plain dense tensors of the shapes torch documents.
+- the input and the masks are plain tensors on the CPU, of the shapes torch documents (any
+  strides: the kernels read them through torch's own ops, which read strides).
 
 Anything else runs the way it always did, under the recorder (the step-by-step path, whose
 every op checks its arguments).
