@@ -725,6 +725,11 @@ def _compiled(code: str) -> tuple[tuple[CodeType, int], ...] | safety.CodeRefuse
 Inspect = Callable[[torch.Tensor | None, dict[str, torch.Tensor]], None]
 
 
+# A drag tick whose structure changed is run again only if it took less than this share of
+# its time limit (see run_program).
+RERUN_SHARE = 0.35
+
+
 def run_program(request: RunRequest, inspect: Inspect | None = None) -> RunResult:
     """Run ``request`` and return everything it produced as plain data.
 
@@ -734,11 +739,18 @@ def run_program(request: RunRequest, inspect: Inspect | None = None) -> RunResul
     """
     result = _run_once(request, inspect)
     detail = request.detail
-    if detail is not None and detail.made and _walked_whole(result):
+    if (
+        detail is not None
+        and detail.made
+        and _walked_whole(result)
+        and result.elapsed_seconds < request.time_limit * RERUN_SHARE
+    ):
         # Another structure than the one on screen (the code took another branch while a
         # slider was dragged): walked whole, but with the forward values of the nodes
         # that were in view only. Once more, keeping every value, as a run without
         # ``made`` does (rare: a drag tick of the same code makes the same structure).
+        # A long run is not made twice (the job's time limit covers both): its other
+        # nodes say they have no numbers until the drag ends and a run reads them all.
         result = _run_once(replace(request, detail=replace(detail, made=())), inspect)
     return result
 

@@ -11,7 +11,9 @@ import pytest
 import torch
 
 from gui.model import detail_merge
+from gui.model.engine import run as engine_run
 from gui.model.engine.run import run_program
+from gui.model.engine.tensors import NO_NUMBERS
 from gui.model.request import Detail, Program, RunRequest
 from gui.model.result import GraphNode, RunResult
 from gui.model.session.drag_detail import detail_of
@@ -228,3 +230,21 @@ def test_nodes_made_in_another_order_are_never_shown_with_anothers_numbers() -> 
     got = _nodes(lean)
     assert read[0] not in got  # its place now holds the other node
     assert all(node.value == whole[key].value for key, node in got.items())
+
+
+def test_a_long_run_of_another_structure_is_not_made_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The job's time limit covers both runs: a run that took much of it is answered as
+    walked, its unread nodes without numbers until the drag ends."""
+    monkeypatch.setattr(engine_run, "RERUN_SHARE", 0.0)
+    code = (
+        "x = torch.tensor([0.5, 2.0], requires_grad=True)\n"
+        "y = (x * x).sum() if x[0] > 0 else x.exp().sin().cos().sum()\n"
+    )
+    shown = _run(code)
+    assert shown.graph is not None
+    detail = detail_of(shown.graph, _function_keys(shown, 1))
+    other = _run(code, {"x": [-0.5, 2.0]}, detail)
+    assert other.graph is not None and not other.graph.partial
+    values = [n.value for n in other.graph.nodes if n.kind == "function"]
+    assert any(v is not None and v.summary is NO_NUMBERS for v in values)
+    assert other.tensors == _run(code, {"x": [-0.5, 2.0]}).tensors  # the rest is whole
