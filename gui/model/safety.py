@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import ast
 import copy
-import re
 import string
 import sys
 import warnings
+
+from gui.model.visible_text import REORDERING_CONTROLS
 
 MAX_SOURCE_CHARS = 20_000
 MAX_SOURCE_LINES = 500
@@ -324,15 +325,12 @@ def _syntax_refusal(error: SyntaxError) -> CodeRefused:
     return CodeRefused(message, line, max(column or 1, 1), text, "syntax-error")
 
 
-# Unicode's embeddings, overrides and isolates: the editor shows the code around one in
-# another order than Python reads it ("Trojan Source", CVE-2021-42574): a session file's
-# `# \u202e } \u2066if admin:\u2069` reads as a comment and runs as code. No program
-# needs them raw (Arabic or Hebrew text orders itself); in a string, `"\u202e"` is kept.
-_REORDERING = re.compile("[\u202a-\u202e\u2066-\u2069]")
-
-
 def _refuse_reordering_controls(source: str) -> None:
-    found = _REORDERING.search(source)
+    """Refuse Unicode's reordering controls in the code: the editor shows the code around
+    one in another order than Python reads it ("Trojan Source", CVE-2021-42574): a session
+    file's `# \u202e } \u2066if admin:\u2069` reads as a comment and runs as code. No program
+    needs them raw (Arabic or Hebrew text orders itself); in a string, `"\u202e"` is kept."""
+    found = REORDERING_CONTROLS.search(source)
     if found is None:
         return
     line = source.count("\n", 0, found.start()) + 1

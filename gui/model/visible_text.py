@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import re
 
+# Unicode's embeddings, overrides and isolates: what reorders the text after them. Code
+# holding one raw is refused (`safety`, a session file's `file_format`): the editor would
+# show it in another order than Python reads it ("Trojan Source").
+REORDERING_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
 _HIDDEN = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]"
 )

@@ -172,13 +172,6 @@ def _dense(tensor: object, dtype: torch.dtype | None = None) -> TypeGuard[torch.
     return _strided(tensor) and tensor.is_contiguous() and (dtype is None or tensor.dtype == dtype)
 
 
-def _is_a(module: object, cls: type[nn.Module]) -> bool:
-    """``module`` is one of torch's ``cls`` (a program may put another of the layer classes
-    in its place, ``encoder.norm = nn.ReLU()``: reading ``.weight`` then raised where plain
-    torch runs, so such a call takes the step-by-step path, torch's own errors included)."""
-    return isinstance(module, cls)
-
-
 def _weights_fit(pairs: Iterable[tuple[object, tuple[int, ...]]], dtype: torch.dtype) -> bool:
     return all(_dense(weight, dtype) and tuple(weight.shape) == shape for weight, shape in pairs)
 
@@ -187,7 +180,10 @@ def _attention_fits(attention: nn.MultiheadAttention, dtype: torch.dtype) -> boo
     size, heads = attention.embed_dim, attention.num_heads
     if type(size) is not int or type(heads) is not int or heads <= 0 or size % heads:
         return False
-    if not _is_a(attention.out_proj, nn.Linear):
+    # A program may put another of the layer classes in a slot (`encoder.norm = nn.ReLU()`):
+    # its `.weight` is not there, and such a call takes the step-by-step path (plain
+    # torch's numbers or its own error).
+    if not isinstance(attention.out_proj, nn.Linear):
         return False
     return _weights_fit(
         [
@@ -206,9 +202,9 @@ def _encoder_layer_fits(layer: nn.TransformerEncoderLayer, dtype: torch.dtype) -
         return False
     if not _attention_fits(attention, dtype):
         return False
-    if not all(_is_a(norm, nn.LayerNorm) for norm in (layer.norm1, layer.norm2)):
+    if not all(isinstance(norm, nn.LayerNorm) for norm in (layer.norm1, layer.norm2)):
         return False
-    if not (_is_a(layer.linear1, nn.Linear) and _is_a(layer.linear2, nn.Linear)):
+    if not (isinstance(layer.linear1, nn.Linear) and isinstance(layer.linear2, nn.Linear)):
         return False
     size = attention.embed_dim
     hidden = layer.linear1.weight.shape[0]
@@ -323,7 +319,7 @@ def _encoder_call_fits(encoder: nn.TransformerEncoder, values: dict[str, Any]) -
     if any(layer.self_attn.embed_dim != first.embed_dim for layer in layers):
         return False
     if encoder.norm is not None and not (
-        _is_a(encoder.norm, nn.LayerNorm)
+        isinstance(encoder.norm, nn.LayerNorm)
         and _weights_fit(
             [(encoder.norm.weight, (first.embed_dim,)), (encoder.norm.bias, (first.embed_dim,))],
             src.dtype,

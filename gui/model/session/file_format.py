@@ -44,6 +44,7 @@ from gui.model.result import NestedValues
 from gui.model.session import file_io, lesson_format
 from gui.model.session.document import Document
 from gui.model.session.lesson import LessonExtras
+from gui.model.visible_text import REORDERING_CONTROLS
 
 FORMAT = "autograd-explorer/1"
 APP_NAME = "Autograd Explorer"
@@ -96,12 +97,8 @@ _JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_]{1,40}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# Bidirectional embeddings, overrides and isolates ("Trojan Source", CVE-2021-42574): they
-# make an editor show code in another order than Python reads it, so a reviewer sees one
-# program and runs another. Right-to-left text itself needs none of them.
-_BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
 # What a one-line title must not hold: C0/C1 controls (NUL, terminal escapes) and the
-# reordering controls above (a title "lesson\u202enosj.exe" reads "lessonexe.json").
+# reordering controls (visible_text; a title "lesson\u202enosj.exe" reads "lessonexe.json").
 _TITLE_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _NEWER_FORMAT = re.compile(r"autograd-explorer/([0-9]{1,6})")
 _LINE_BREAK = re.compile(r"[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
@@ -400,7 +397,7 @@ def session_from_dict(data: dict[str, Any]) -> Document:
 def _readable_code(code: str, where: str) -> str:
     """``code``, refused when a bidirectional control makes it read otherwise than it runs
     (the error names ``where``: ``code``, ``steps[2].code``)."""
-    bad = _BIDI_CONTROL.search(code)
+    bad = REORDERING_CONTROLS.search(code)
     if bad is not None:
         line = code.count("\n", 0, bad.start()) + 1
         raise SessionFileError(
