@@ -18,7 +18,7 @@ from gui.model.drawing.paint import EDGE_BASE_WIDTH, EDGE_MAX_EXTRA_WIDTH, edge_
 from gui.model.result import TensorData
 from gui.widgets.edge_label_item import EdgeLabelItem
 from gui.widgets.pixels import clamp_pixel
-from gui.widgets.scene_style import NO_BRUSH, NO_PEN, Z_EDGE, qbrush, qcolor
+from gui.widgets.scene_style import NO_BRUSH, NO_PEN, Z_EDGE, Area, qbrush, qcolor
 from gui.widgets.tick_feed import FedFromBoard, TickFeed
 
 # How far beside its edge a label sits, so the line never runs through its digits.
@@ -66,16 +66,33 @@ def _glow_pen() -> QPen:
     return pen
 
 
-def _widest_arrow_bounds(base: QPointF, tip: QPointF) -> QRectF:
-    """The bounding box of :func:`arrow_polygon` at the widest stroke, a point wider: in
-    plain numbers (a polygon per edge was a tenth of building a 5,000-box scene)."""
-    bx, by, tx, ty = base.x(), base.y(), tip.x(), tip.y()
-    dx, dy = tx - bx, ty - by
-    length = math.hypot(dx, dy) or 1.0
-    half = 2.6 + 0.6 * (EDGE_BASE_WIDTH + EDGE_MAX_EXTRA_WIDTH)
-    nx, ny = -dy / length * half, dx / length * half
-    xs, ys = (tx, bx + nx, bx - nx), (ty, by + ny, by - ny)
-    return QRectF(min(xs) - 1, min(ys) - 1, max(xs) - min(xs) + 2, max(ys) - min(ys) + 2)
+# How far an edge's stroke or glow reaches beside its spline's control points.
+STROKE_MARGIN = max(EDGE_BASE_WIDTH + EDGE_MAX_EXTRA_WIDTH, GLOW_WIDTH) / 2 + 1
+
+
+def edge_area(points: tuple[tuple[float, float], ...], tip: tuple[float, float] | None) -> Area:
+    """What an edge drawn through ``points`` (a spline's control points) with its arrowhead
+    at ``tip`` can cover at its widest stroke or glow, in plain numbers: the graph's "is it
+    on screen?" test on every tick, and a big graph's index of edges not made yet.
+
+    A cubic Bézier lies within its control points, so their rectangle holds the curve (a
+    little more than the curve's own bounds, and no Qt path to make). The arrowhead is
+    taken at its widest (:func:`arrow_polygon`), a point wider."""
+    xs = [x for x, _ in points]
+    ys = [y for _, y in points]
+    m = STROKE_MARGIN
+    left, top, right, bottom = min(xs) - m, min(ys) - m, max(xs) + m, max(ys) + m
+    if tip is not None:
+        (bx, by), (tx, ty) = points[-1], tip
+        dx, dy = tx - bx, ty - by
+        length = math.hypot(dx, dy) or 1.0
+        half = 2.6 + 0.6 * (EDGE_BASE_WIDTH + EDGE_MAX_EXTRA_WIDTH)
+        nx, ny = -dy / length * half, dx / length * half
+        left = min(left, tx - 1, bx + nx - 1, bx - nx - 1)
+        right = max(right, tx + 1, bx + nx + 1, bx - nx + 1)
+        top = min(top, ty - 1, by + ny - 1, by - ny - 1)
+        bottom = max(bottom, ty + 1, by + ny + 1, by - ny + 1)
+    return (left, top, right, bottom)
 
 
 class EdgeItem(FedFromBoard, QGraphicsItem):
@@ -115,11 +132,12 @@ class EdgeItem(FedFromBoard, QGraphicsItem):
         self._glow_pen = _glow_pen()
         self.setZValue(Z_EDGE)
         self._base = QPointF(*points[-1])
+        self._tip_point = tip
         self._tip = QPointF(*tip) if tip is not None else None
         # The arrowhead at the current width (empty until the first stroke), and its fill.
         self._arrow = QPolygonF()
         self._arrow_brush = NO_BRUSH
-        self._set_bounds(self._path)
+        self._set_bounds(points)
         self._label: EdgeLabelItem | None = None
 
     @property
@@ -130,14 +148,11 @@ class EdgeItem(FedFromBoard, QGraphicsItem):
             self._label = EdgeLabelItem()
         return self._label
 
-    def _set_bounds(self, drawn: QPainterPath) -> None:
-        """Bounds holding ``drawn`` at its widest stroke or glow, and the widest arrowhead."""
-        margin = max(EDGE_BASE_WIDTH + EDGE_MAX_EXTRA_WIDTH, GLOW_WIDTH) / 2 + 1
-        bounds = drawn.boundingRect().adjusted(-margin, -margin, margin, margin)
-        if self._tip is not None:
-            bounds = bounds.united(_widest_arrow_bounds(self._base, self._tip))
-        self._bounds = bounds
-        self.area = (bounds.left(), bounds.top(), bounds.right(), bounds.bottom())
+    def _set_bounds(self, drawn: tuple[tuple[float, float], ...]) -> None:
+        """Bounds holding the spline through ``drawn`` at its widest stroke or glow, and
+        the widest arrowhead (:func:`edge_area`)."""
+        self.area = edge_area(drawn, self._tip_point)
+        self._bounds = QRectF(QPointF(*self.area[:2]), QPointF(*self.area[2:]))
 
     @property
     def label_text(self) -> str:
@@ -155,7 +170,7 @@ class EdgeItem(FedFromBoard, QGraphicsItem):
         self._drawn = spline_path(self._points[own_from:])
         # Bounds of what it draws: the view then never asks it to paint for the trunk.
         self.prepareGeometryChange()
-        self._set_bounds(self._drawn)
+        self._set_bounds(self._points[own_from:])
 
     def pen(self) -> QPen:
         self.settle()

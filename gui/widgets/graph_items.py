@@ -16,6 +16,9 @@ handed one shared feed of the tick's numbers (:mod:`gui.widgets.tick_feed`).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TypeVar
+
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QPainterPath, QPen
@@ -25,10 +28,10 @@ from gui.model.drawing.colors import LINK_COLOR
 from gui.model.drawing.layout import FONT_SIZE, GraphLayout, NodeBox, has_cells
 from gui.model.drawing.paint import Gradients
 from gui.model.result import Graph, StepRecord
-from gui.widgets.edge_item import EdgeItem
+from gui.widgets.edge_item import EdgeItem, edge_area
 from gui.widgets.edge_label_item import EDGE_FONT_SIZE, EdgeLabelItem
 from gui.widgets.label_placement import LabelPlacer
-from gui.widgets.node_item import NodeItem
+from gui.widgets.node_item import NodeItem, box_area
 from gui.widgets.scene_style import (
     LEGIBLE_TEXT_PX,
     Z_EDGE,
@@ -54,8 +57,6 @@ class GraphItems:
     def __init__(self, scene: QGraphicsScene, graph: Graph, layout: GraphLayout) -> None:
         self.structure_key = graph.structure_key
         self.layout = layout
-        self.nodes: dict[str, NodeItem] = {}
-        self.edges: dict[int, EdgeItem] = {}
         self.links: list[QGraphicsPathItem] = []
         self.selected: str | None = None
         # The node a step-through reached last, and the edges feeding each node (the
@@ -68,67 +69,99 @@ class GraphItems:
         # The area in view when the pending items were last sorted out: until the view
         # moves, none of them comes into view.
         self._checked: Area | None = None
-        scale = self.text_scale = text_scale_for_font()
-        for node in graph.nodes:
-            box = layout.nodes.get(node.key)
-            if box is None:
-                continue
-            cells = has_cells(node, layout.compact)
-            item = NodeItem(node.key, node.kind, box, scale, cells, layout.compact)
-            self.nodes[node.key] = item
-            scene.addItem(item)
+        self._scene = scene
+        self._graph = graph
+        # Where each tick's feed is posted for every box and stroke (see FeedBoard).
+        self._board = FeedBoard()
+        self.text_scale = text_scale_for_font()
+        placed = [node for node in graph.nodes if node.key in layout.nodes]
+        self._box_nodes = placed
+        self.nodes: BuiltOnRead[str, NodeItem] = BuiltOnRead(
+            [node.key for node in placed], self._make_box
+        )
+        for node in placed:
             owner = layout.nodes.get(node.owner) if node.owner is not None else None
             if node.kind == "saved" and owner is not None:
                 # Kept referenced here: PySide deleted unreferenced ones once another
                 # wrapper for them (from scene.items()) went away.
-                self.links.append(link_item(owner, box))
+                self.links.append(link_item(owner, layout.nodes[node.key]))
                 scene.addItem(self.links[-1])
-        for i, edge in enumerate(graph.edges):
-            points = layout.edges.get(i)
-            if not points:
-                continue
-            link = edge.kind == "constant"
-            edge_item = EdgeItem(points, layout.arrows.get(i), link)
-            edge_item.index = i
-            if link:
-                edge_item.set_stroke(LINK_COLOR, 1.0)
-            self.edges[i] = edge_item
-            if edge.kind == "data":
-                self._inputs.setdefault(edge.target, []).append(i)
-            scene.addItem(edge_item)
-            if not layout.compact:  # compact graphs have no edge labels: fewer items to visit
-                scene.addItem(edge_item.label)
-        if layout.fast:
-            share_lane_trunks(layout, self.edges)
-        # The area every item can ever cover (labels are empty until the first update).
-        # A compact graph's items are boxes, edges and links: their own areas, in C,
-        # rather than Qt asking each of thousands of Python items for its bounds.
-        self.bounds = (
-            compact_bounds([*self.nodes.values(), *self.edges.values()], self.links)
-            if layout.compact
-            else scene.itemsBoundingRect()
-        )
+        drawn = [i for i in range(len(graph.edges)) if layout.edges.get(i)]
+        # Long edges sharing a lane draw only their own way out of it (share_lane_trunks).
+        self._own_from = share_lane_trunks(layout, drawn) if layout.fast else {}
+        self.edges: BuiltOnRead[int, EdgeItem] = BuiltOnRead(drawn, self._make_edge)
+        for i in drawn:
+            if graph.edges[i].kind == "data":
+                self._inputs.setdefault(graph.edges[i].target, []).append(i)
+        # Every box's and edge's area, from the layout alone: a tick finds those on screen
+        # in one pass (AreaIndex) and hands the rest one shared feed (see update).
+        box_areas = [box_area(layout.nodes[node.key], node.kind) for node in placed]
+        self._strokes = [
+            position for position, i in enumerate(drawn) if graph.edges[i].kind != "constant"
+        ]
+        edge_areas = [
+            edge_area(layout.edges[i][self._own_from.get(i, 0) :], layout.arrows.get(i))
+            for i in drawn
+        ]
+        # Constant links take no numbers: only made when they come into view.
+        self._links = [
+            position for position, i in enumerate(drawn) if graph.edges[i].kind == "constant"
+        ]
+        self._link_areas = AreaIndex([edge_areas[position] for position in self._links])
+        self._box_areas = AreaIndex(box_areas)
+        self._stroke_areas = AreaIndex([edge_areas[position] for position in self._strokes])
+        self._node_positions = {node.key: i for i, node in enumerate(graph.nodes)}
+        if layout.compact:
+            # A big graph's items are made as they come into view (settle, update) or are
+            # read: it opens on its first rows, a few dozen of ten thousand boxes and edges,
+            # and making every item was a third of its first picture.
+            self.bounds = areas_bounds([*box_areas, *edge_areas], self.links)
+        else:
+            for position in range(len(placed)):
+                self.nodes.at(position)
+            for position in range(len(drawn)):
+                self.edges.at(position)
+            self.bounds = scene.itemsBoundingRect()  # (labels are empty until the first update)
         # Edge labels are placed once they can be read (see place_labels): a big graph
         # opens fitted to the view, far too small to read them, and placing a thousand
         # labels was most of its first picture. A small graph's are placed at once.
-        self._scene = scene
-        self._graph = graph
         self._placer: LabelPlacer | None = None
         if not layout.compact and len(self.edges) <= PLACE_LABELS_AT_ONCE:
             self.place_labels()
-        # Boxes and strokes, their bounds fixed from here on: a tick finds those on screen
-        # in one pass (AreaIndex) and hands the rest one shared feed (see update).
-        self._boxes = list(self.nodes.values())
-        # Where each tick's feed is posted for every box and stroke (see FeedBoard).
-        self._board = FeedBoard()
-        for node_item in self._boxes:
-            node_item.board = self._board
-        for edge_item in self.edges.values():
-            edge_item.board = self._board
-        self._node_positions = {node.key: i for i, node in enumerate(graph.nodes)}
-        self._strokes = [(i, e) for i, e in self.edges.items() if not e.link]
-        self._box_areas = AreaIndex([item.area for item in self._boxes])
-        self._stroke_areas = AreaIndex([e.area for _, e in self._strokes])
+
+    def _make_box(self, position: int) -> NodeItem:
+        """The box of the ``position``-th placed node, into the scene."""
+        node, layout = self._box_nodes[position], self.layout
+        cells = has_cells(node, layout.compact)
+        item = NodeItem(
+            node.key, node.kind, layout.nodes[node.key], self.text_scale, cells, layout.compact
+        )
+        item.board = self._board
+        if node.key == self.selected:
+            item.set_highlighted(True)
+        self._scene.addItem(item)
+        return item
+
+    def _make_edge(self, position: int) -> EdgeItem:
+        """The ``position``-th drawn edge, into the scene."""
+        i = self.edges.key_at(position)
+        layout = self.layout
+        link = self._graph.edges[i].kind == "constant"
+        item = EdgeItem(layout.edges[i], layout.arrows.get(i), link)
+        item.index = i
+        own_from = self._own_from.get(i)
+        if own_from is not None:
+            item.share_trunk(own_from)
+        if link:
+            item.set_stroke(LINK_COLOR, 1.0)
+        else:
+            item.board = self._board
+            if self.active is not None and i in self._inputs.get(self.active, ()):
+                item.set_highlighted(True)
+        self._scene.addItem(item)
+        if not layout.compact:  # compact graphs have no edge labels: fewer items to visit
+            self._scene.addItem(item.label)
+        return item
 
     def labels_legible_at(self, zoom: float) -> bool:
         """Whether edge labels can be read at ``zoom`` (screen pixels per scene unit)."""
@@ -167,7 +200,7 @@ class GraphItems:
         """The smallest font size any item draws, in scene units (edge labels are smaller
         than box text; a fallback font wider than DejaVu Sans shrinks box text)."""
         sizes = [FONT_SIZE * self.text_scale] if self.nodes else []
-        if any(not e.link for e in self.edges.values()) and not self.layout.compact:
+        if self._strokes and not self.layout.compact:
             sizes.append(EDGE_FONT_SIZE)
         return min(sizes, default=FONT_SIZE)
 
@@ -211,17 +244,16 @@ class GraphItems:
         and makes its own when next painted or read. A tick on a 5,000-box graph touches a
         few dozen items, not ten thousand."""
         self._board.post(feed)
-        boxes, strokes = self._boxes, self._strokes
+        boxes, edges, strokes = self.nodes, self.edges, self._strokes
         for position in self._box_areas.overlapping(on_screen):
-            box = boxes[position]
-            source = feed.box(box.key)
+            source = feed.box(boxes.key_at(position))
             # Constants, saved tensors and untouched branches come back equal on most ticks:
             # comparing is far cheaper than formatting and colouring them again.
             if source is not None:
-                box.refresh(source)
+                boxes.at(position).refresh(source)
         for position in self._stroke_areas.overlapping(on_screen):
-            index, edge_item = strokes[position]
-            edge_item.refresh(feed.stroke(index))
+            position = strokes[position]
+            edges.at(position).refresh(feed.stroke(edges.key_at(position)))
 
     def settle(self, on_screen: Area) -> None:
         """Make what the items coming into view (within ``on_screen``) show, before they
@@ -230,15 +262,18 @@ class GraphItems:
             return
         self._checked = on_screen
         # Boxes and strokes holding a feed: those in view found in one pass (a scroll
-        # of a 5,000-box graph no longer visits every item on every frame).
+        # of a 5,000-box graph no longer visits every item on every frame). A big graph's
+        # boxes and edges coming into view for the first time are made here.
         for position in self._box_areas.overlapping(on_screen):
-            box = self._boxes[position]
+            box = self.nodes.at(position)
             if box.pending:
                 box.settle()
         for position in self._stroke_areas.overlapping(on_screen):
-            edge_item = self._strokes[position][1]
+            edge_item = self.edges.at(self._strokes[position])
             if edge_item.pending:
                 edge_item.settle()
+        for position in self._link_areas.overlapping(on_screen):  # (no numbers to settle)
+            self.edges.at(self._links[position])
         pending = self._pending  # edge labels (boxes and strokes hold the feed)
         done = []
         for key, item in pending.items():
@@ -253,18 +288,24 @@ class GraphItems:
     def keys_in_view(self, on_screen: Area) -> frozenset[str]:
         """The nodes whose numbers the items within ``on_screen`` show: each box's, and
         for each edge its target's (the gradient along an edge is what its target sent)."""
-        boxes, strokes, edges = self._boxes, self._strokes, self._graph.edges
-        keys = {boxes[position].key for position in self._box_areas.overlapping(on_screen)}
+        boxes, drawn, strokes, edges = self.nodes, self.edges, self._strokes, self._graph.edges
+        keys = {boxes.key_at(position) for position in self._box_areas.overlapping(on_screen)}
         keys.update(
-            edges[strokes[position][0]].target
+            edges[drawn.key_at(strokes[position])].target
             for position in self._stroke_areas.overlapping(on_screen)
         )
         return frozenset(keys)
 
     def pending_count(self) -> int:
-        """How many items hold numbers they have not made into texts and colours yet."""
-        fed = sum(box.pending for box in self._boxes)
-        fed += sum(edge_item.pending for _, edge_item in self._strokes)
+        """How many items hold numbers they have not made into texts and colours yet (a
+        box or stroke not made yet holds the board's feed, once one was posted)."""
+        posted = self._board.generation > 0
+        fed = sum(box.pending for box in self.nodes.built())
+        fed += posted * (len(self.nodes) - self.nodes.built_count())
+        edges = self.edges
+        for position in self._strokes:
+            made = edges.built_at(position)
+            fed += posted if made is None else made.pending
         return fed + sum(item.pending for item in self._pending.values())
 
     def select(self, key: str | None) -> None:
@@ -290,12 +331,12 @@ class GraphItems:
         self.active = key
 
 
-def compact_bounds(items: list[NodeItem | EdgeItem], links: list[QGraphicsPathItem]) -> QRectF:
-    """What ``scene.itemsBoundingRect()`` gives for boxes and edges (their ``area``, at
-    the scene's origin) and links: the rectangle holding them all."""
+def areas_bounds(areas: list[Area], links: list[QGraphicsPathItem]) -> QRectF:
+    """What ``scene.itemsBoundingRect()`` gives once every box and edge is made (their
+    ``area``, at the scene's origin) with ``links``: the rectangle holding them all."""
     rect = QRectF()
-    if items:
-        table = np.array([item.area for item in items], dtype=np.float64)
+    if areas:
+        table = np.array(areas, dtype=np.float64)
         left, top = table[:, 0].min(), table[:, 1].min()
         rect = QRectF(left, top, table[:, 2].max() - left, table[:, 3].max() - top)
     for link in links:
@@ -324,21 +365,78 @@ LANE_EDGE_POINTS = 10
 LANE_BOTTOM = 6
 
 
-def share_lane_trunks(layout: GraphLayout, edges: dict[int, EdgeItem]) -> None:
+def share_lane_trunks(layout: GraphLayout, drawn: Iterable[int]) -> dict[int, int]:
     """Long edges from one source run into the same lane and down it, over each other:
     the one going furthest strokes that trunk, the others only their own way out of the
-    lane (:meth:`EdgeItem.share_trunk`)."""
+    lane. Returns, for each of those others among the ``drawn`` edges, the control point
+    its own part starts from (:meth:`EdgeItem.share_trunk`)."""
     right = max((box.left + box.width for box in layout.nodes.values()), default=0.0)
     groups: dict[tuple[tuple[float, float], ...], list[int]] = {}
-    for i, points in layout.edges.items():
-        if len(points) != LANE_EDGE_POINTS or i not in edges:
+    for i in drawn:
+        points = layout.edges[i]
+        if len(points) != LANE_EDGE_POINTS:
             continue
         if points[3][0] > right and points[3][0] == points[6][0]:  # down a lane
             groups.setdefault(points[:4], []).append(i)
+    own_from: dict[int, int] = {}
     for members in groups.values():
         if len(members) < 2:
             continue
         longest = max(members, key=lambda i: layout.edges[i][LANE_BOTTOM][1])
-        for i in members:
-            if i != longest:
-                edges[i].share_trunk(LANE_BOTTOM)
+        own_from.update((i, LANE_BOTTOM) for i in members if i != longest)
+    return own_from
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class BuiltOnRead(Mapping[K, V]):
+    """A graph's items by key, each made when first read.
+
+    The keys (and their order: ``position``) are fixed at the start; ``build(position)``
+    makes the item at a position, once. Reading an item (``[key]``, ``get``, ``values``,
+    :meth:`at`) makes it if need be, so code that reads items sees every one of them;
+    ``in``, ``len`` and iterating keys make none.
+    """
+
+    def __init__(self, keys: Sequence[K], build: Callable[[int], V]) -> None:
+        self._keys = list(keys)
+        self._positions = {key: position for position, key in enumerate(self._keys)}
+        self._made: list[V | None] = [None] * len(self._keys)
+        self._count = 0
+        self._build = build
+
+    def __getitem__(self, key: K) -> V:
+        return self.at(self._positions[key])
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._positions
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def key_at(self, position: int) -> K:
+        return self._keys[position]
+
+    def at(self, position: int) -> V:
+        """The item at ``position``, made now if it was not yet."""
+        item = self._made[position]
+        if item is None:
+            item = self._made[position] = self._build(position)
+            self._count += 1
+        return item
+
+    def built_at(self, position: int) -> V | None:
+        """The item at ``position`` if it was made (``None``: not yet)."""
+        return self._made[position]
+
+    def built(self) -> Iterator[V]:
+        """The items made so far."""
+        return (item for item in self._made if item is not None)
+
+    def built_count(self) -> int:
+        return self._count

@@ -8,6 +8,7 @@ graph's labels are placed a part at a time, as they come into view.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Generic, TypeVar
 
 from PySide6.QtCore import QPointF, QRectF
@@ -150,7 +151,7 @@ class LabelPlacer:
     as they come into view (:meth:`place`), each avoiding every label placed before it.
     """
 
-    def __init__(self, scene: QGraphicsScene, graph: Graph, edges: dict[int, EdgeItem]) -> None:
+    def __init__(self, scene: QGraphicsScene, graph: Graph, edges: Mapping[int, EdgeItem]) -> None:
         self._graph = graph
         self._nodes = {n.key: n for n in graph.nodes}
         self._edges = edges
@@ -201,7 +202,7 @@ class LabelPlacer:
         return best[3]
 
 
-def place_labels(scene: QGraphicsScene, graph: Graph, edges: dict[int, EdgeItem]) -> QRectF:
+def place_labels(scene: QGraphicsScene, graph: Graph, edges: Mapping[int, EdgeItem]) -> QRectF:
     """Put each data edge's label where it covers no box, line or other label, if it can
     (all of them, in the graph's order: see :class:`LabelPlacer`). Returns the area the
     labels may cover."""

@@ -25,7 +25,7 @@ import functools
 import math
 from typing import NamedTuple
 
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QFont, QFontMetrics, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
@@ -130,6 +130,19 @@ def _text_color_for(fill: str) -> str:
     return text_color_on(fill)
 
 
+def box_area(box: NodeBox, kind: str) -> Area:
+    """What a box of ``kind`` placed at ``box`` can cover: the box, its border and its
+    selection ring, in plain numbers (the graph's "is it on screen?" test on every tick,
+    and a big graph's index of boxes not made yet)."""
+    margin = SELECTION_GAP + SELECTION_WIDTH + KIND_STYLE[kind][1]
+    return (
+        box.left - margin,
+        box.top - margin,
+        box.left + box.width + margin,
+        box.top + box.height + margin,
+    )
+
+
 class NodeItem(FedFromBoard, QGraphicsItem):
     """One box: a rounded rectangle in its kind's style with its text lines, centred.
 
@@ -185,17 +198,16 @@ class NodeItem(FedFromBoard, QGraphicsItem):
         self._ring = self._rect.adjusted(-grow, -grow, grow, grow)
         self._ring_radius = self._radius + grow
         self._ring_pen, self._cells_pen = _shared_pens()
-        margin = SELECTION_GAP + SELECTION_WIDTH + width
-        self._bounds = self._rect.adjusted(-margin, -margin, margin, margin)
+        # The box, its border and its selection ring: the same numbers the graph's index
+        # of a big graph's boxes holds before any box is made (box_area).
+        self.area = box_area(box, kind)
+        self._bounds = QRectF(QPointF(*self.area[:2]), QPointF(*self.area[2:]))
         # Inside this rounded rectangle the box is its fill and nothing else (the border,
         # antialiased, ends a unit before): a repaint within it needs no border.
         inset = width / 2 + 1.0
         solid = self._rect.adjusted(inset, inset, -inset, -inset)
         self._solid = (solid.left(), solid.top(), solid.right(), solid.bottom())
         self._solid_radius = max(0.0, self._radius - inset)
-        # The same in plain numbers, for the graph's "is it on screen?" test on every tick.
-        b = self._bounds
-        self.area = (b.left(), b.top(), b.right(), b.bottom())
         self.setZValue(Z_NODE)
 
     # -- what the box shows --------------------------------------------------------------

@@ -77,9 +77,13 @@ def test_a_big_graphs_tick_makes_only_the_boxes_on_screen_and_the_rest_when_read
     assert first.graph is not None and len(first.graph.nodes) > COMPACT_NODE_LIMIT
     items = panel.items
     assert items is not None and items.layout.compact
-    # Its bounds, from the items' own areas, are what Qt finds asking each item.
-    scene_bounds = panel.view().scene().itemsBoundingRect().getCoords()
-    assert items.bounds.getCoords() == pytest.approx(scene_bounds, abs=1e-6)
+    # Only the items the first view shows are made (its first rows): the others are made
+    # when they come into view or are read.
+    scene = panel.view().scene()
+    made = len(scene.items())
+    assert 0 < items.nodes.built_count() < len(items.nodes) // 10
+    assert 0 < items.edges.built_count() < len(items.edges) // 10
+    assert made == items.nodes.built_count() + items.edges.built_count() + len(items.links)
     session.set_input("x", 0, 0.75)
     snapshot = session.snapshot
     leaf = snapshot.leaf_grads["x"]
@@ -92,9 +96,16 @@ def test_a_big_graphs_tick_makes_only_the_boxes_on_screen_and_the_rest_when_read
     # The tick touched the boxes on screen; the thousands below hold the feed.
     assert len(waiting) == len(boxes) - len(shown) > len(boxes) // 2
     assert items.pending_count() > len(waiting)  # their edges too
-    # Read, each makes this tick's numbers, as if the tick had made them all.
+    # Read, each makes this tick's numbers, as if the tick had made them all: the edges
+    # are made here, after the tick, and take its feed.
+    assert items.edges.built_count() < len(items.edges) // 10
     assert_boxes_and_strokes_show(panel, snapshot)
     assert items.pending_count() == 0
+    # The bounds, from the layout's areas before any item was made, are what Qt finds
+    # asking each item now that all are made.
+    assert len(scene.items()) == len(items.nodes) + len(items.edges) + len(items.links)
+    scene_bounds = scene.itemsBoundingRect().getCoords()
+    assert items.bounds.getCoords() == pytest.approx(scene_bounds, abs=1e-6)
 
 
 def test_a_feed_left_unread_gives_way_to_the_next_tick(
