@@ -96,6 +96,13 @@ class _MessageUnpickler(pickle.Unpickler):
             return functools.partial(_graph_from_columns, reading=self._reading)
         if (module, name) == _STEP_COLUMNS and result in self._reading.modules:
             return functools.partial(_step_from_columns, reading=self._reading)
+        if (module, name) == LAYOUT_COLUMNS:
+            # A layout sent as columns (the layout worker's answer): checked column by
+            # column. (Imported here: the engine's readers never need the drawing code.)
+            from gui.model.drawing import layout
+
+            if layout in self._reading.modules:
+                return functools.partial(_layout_from_columns, reading=self._reading)
         if (module, name) == ("builtins", "complex"):
             # A complex number (a complex tensor's values): pickle makes it by calling
             # complex(real, imag), which makes only a number (a string it parses, bounded
@@ -112,6 +119,21 @@ class _MessageUnpickler(pickle.Unpickler):
 
 _GRAPH_COLUMNS = (graph_columns.__name__, graph_columns.unpack_graph.__name__)
 _STEP_COLUMNS = (graph_columns.__name__, graph_columns.unpack_step.__name__)
+
+
+# Where a layout sent as columns names its maker (:mod:`.drawing.layout_columns`, not
+# imported by this module: the engine's readers never need the drawing code).
+LAYOUT_COLUMNS = ("gui.model.drawing.layout_columns", "unpack_layout")
+
+
+def _layout_from_columns(*columns: object, reading: _Reading) -> object:
+    """The layout of ``columns`` (:func:`.drawing.layout_columns.unpack_layout` checks
+    every one), sized and known to the reading as a graph sent as columns is."""
+    from gui.model.drawing import layout_columns
+
+    made = layout_columns.unpack_layout(*columns)
+    _known(made, layout_columns.expanded_size(made), reading)
+    return made
 
 
 def _graph_from_columns(*columns: object, reading: _Reading) -> result.Graph:

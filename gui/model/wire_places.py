@@ -26,7 +26,7 @@ def _refuse(what: str) -> pickle.UnpicklingError:
     return pickle.UnpicklingError(f"the layout worker sent {what}")
 
 
-def _within(values: Iterable[float], low: float, what: str) -> None:
+def check_places(values: Iterable[float], low: float, what: str) -> None:
     """Every value a finite number in ``[low, MAX_PLACE]`` (``max``, ``min`` in C; NaN
     through ``fsum``, which is NaN or infinite when any value is)."""
     numbers = list(values)
@@ -40,13 +40,13 @@ def _within(values: Iterable[float], low: float, what: str) -> None:
 
 def check_boxes(states: list[dict[str, Any]]) -> None:
     """``NodeBox`` fields: a centre within the limit, a size not negative."""
-    _within((s[name] for s in states for name in ("x", "y")), -MAX_PLACE, "a box's place")
-    _within((s[name] for s in states for name in ("width", "height")), 0.0, "a box's size")
+    check_places((s[name] for s in states for name in ("x", "y")), -MAX_PLACE, "a box's place")
+    check_places((s[name] for s in states for name in ("width", "height")), 0.0, "a box's size")
 
 
 def check_layouts(states: list[dict[str, Any]]) -> None:
     """``GraphLayout`` fields: its size, and every point of its edges and arrows."""
-    _within((s[name] for s in states for name in ("width", "height")), 0.0, "a layout's size")
+    check_places((s[name] for s in states for name in ("width", "height")), 0.0, "a layout's size")
     points = [
         value
         for s in states
@@ -54,4 +54,4 @@ def check_layouts(states: list[dict[str, Any]]) -> None:
         for point in (route if route and isinstance(route[0], tuple) else (route,))
         for value in point
     ]
-    _within(points, -MAX_PLACE, "an edge's point")
+    check_places(points, -MAX_PLACE, "an edge's point")

@@ -452,6 +452,27 @@ def _fast_layout(graph: Graph, sizes: dict[str, tuple[float, float]], compact: b
     )
 
 
+def layout_input(graph: Graph, show_saved: bool = True) -> Graph:
+    """What :func:`layout_graph` reads of ``graph`` (with ``show_saved``): the graph itself,
+    or for a compact one (title-only boxes) only its structure and titles: the same
+    layout, without the values and saved tensors that were most of the time the graph
+    took to send to the layout worker and read there (a 5,000-function chain: 0.27 s,
+    now 0.08 s)."""
+    shown = graph if show_saved else _without_saved(graph)
+    if not is_compact(shown):
+        return graph
+    # Each box's size is its title's (node_size), its rank its edges' and owner's.
+    titles = tuple(
+        GraphNode(node.key, node.name, node.label, node.kind, owner=node.owner)
+        for node in shown.nodes
+    )
+    return replace(shown, nodes=titles)
+
+
+def _without_saved(graph: Graph) -> Graph:
+    return replace(graph, nodes=tuple(n for n in graph.nodes if n.kind != "saved"))
+
+
 def layout_graph(graph: Graph, show_saved: bool = True, use_dot: bool | None = None) -> GraphLayout:
     """Lay ``graph`` out with ``dot``, top to bottom, in the calling process; a graph
     ``dot`` would take long over (:func:`~.limits.dot_is_quick`) with :mod:`.fast_layout`.
@@ -480,7 +501,7 @@ def layout_graph(graph: Graph, show_saved: bool = True, use_dot: bool | None = N
         splines, in points with y growing downwards.
     """
     if not show_saved:
-        graph = replace(graph, nodes=tuple(n for n in graph.nodes if n.kind != "saved"))
+        graph = _without_saved(graph)
     compact = is_compact(graph)
     names = {node.key: f"n{i}" for i, node in enumerate(graph.nodes)}
     unknown = None if compact else widest_value(graph)  # (title-only boxes show no value)

@@ -152,8 +152,9 @@ class LayoutProcess:
         Raises :class:`LayoutUnavailable` (over time, crashed, out of memory, Graphviz
         refused) or :class:`LayoutCancelled` (``cancelled()`` turned true meanwhile).
         """
+        sent = layout.layout_input(graph, show_saved)
         value = self._request(
-            lambda job_id: LayoutJob(job_id, graph, show_saved, self._time_limit, use_dot),
+            lambda job_id: LayoutJob(job_id, sent, show_saved, self._time_limit, use_dot),
             self._time_limit,
             cancelled,
         )

@@ -31,11 +31,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
-# Imported before the wall goes up: the graphs a job holds come as its columns.
+# Imported before the wall goes up: the graphs a job holds come as its columns, and the
+# layouts it answers go as columns (read in one pass by the window, see layout_columns).
 from gui.model import graph_columns  # noqa: F401
+from gui.model.drawing import layout_columns  # noqa: F401
 from gui.model.drawing.layout import GraphLayout, layout_graph
 from gui.model.drawing.svg import render_svg
 from gui.model.os_wall import WallReport, apply_os_wall
+from gui.model.paused_collector import collector_paused
 from gui.model.result import Graph, GraphEdge, GraphNode, StepRecord, TensorData
 
 # CPU seconds a worker may use in all before the kernel stops it (SIGXCPU). The window
@@ -149,9 +152,12 @@ def run_job(job: LayoutJob | SvgJob) -> GraphLayout | str | JobFailed:
     """Do ``job`` here; Graphviz's exceptions (and running out of memory) become
     :class:`JobFailed`, so the worker keeps serving."""
     try:
-        if isinstance(job, LayoutJob):
-            return layout_graph(job.graph, job.show_saved, job.use_dot)
-        return render_svg(job.graph, job.step, job.leaf_grads, job.shown_step, job.locked_scale)
+        # A big graph's layout or picture is tens of thousands of objects, none garbage:
+        # the collector's passes over them were up to half of a 5,000-box layout.
+        with collector_paused():
+            if isinstance(job, LayoutJob):
+                return layout_graph(job.graph, job.show_saved, job.use_dot)
+            return render_svg(job.graph, job.step, job.leaf_grads, job.shown_step, job.locked_scale)
     except MemoryError:
         return JobFailed("MemoryError: Graphviz ran out of the memory the layout may use")
     except Exception as exc:
