@@ -17,6 +17,7 @@ import torch
 
 from gui.model.engine.checkpoint_stand_in import saved_through_checkpoint
 from gui.model.engine.graph_walk import MAX_FUNCTION_NODES, Naming
+from gui.model.visible_text import visible_controls
 
 # A leaf nobody named is called this, numbered in the order the walk meets it.
 UNNAMED_LEAF = "leaf"
@@ -165,7 +166,9 @@ def named_sources(
     for name, value in (caller or {}).items():
         if not name.startswith("_"):
             out.extend(_named(name, value))
-    return out
+    # A layer's name is any string (`add_module`): one holding a bidirectional override
+    # would turn every panel's text showing it around (as in a program, see bindings).
+    return [(visible_controls(name), tensor) for name, tensor in out]
 
 
 def _named(name: str, value: Any) -> list[tuple[str, torch.Tensor]]:

@@ -124,6 +124,18 @@ def test_repeated_blocks_keep_one_name_per_block() -> None:
     ]
 
 
+def test_a_layer_name_holding_reordering_controls_is_shown_escaped() -> None:
+    """``add_module`` takes any string: explore shows a name with a right-to-left override
+    as its escapes, as the engine does for a program's layers."""
+    model = torch.nn.Sequential()
+    model.add_module("enc\u202eder", torch.nn.Linear(2, 1))
+    loss = model(torch.ones(1, 2)).sum()
+    names = [name for name, _ in named_sources({"m": model}, None, None)]
+    assert names == ["m.enc\\u202eder.weight", "m.enc\\u202eder.bias"]
+    graph = LiveGraph(loss, "loss", named_sources({"m": model}, None, None))
+    assert set(run(graph).leaves) == set(names)
+
+
 @pytest.mark.parametrize("build", MODELS.values(), ids=MODELS.keys())
 def test_the_users_grads_and_graph_are_left_as_they_were(build: Build) -> None:
     model, x = build()
