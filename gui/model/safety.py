@@ -95,6 +95,13 @@ REFUSED_MODULE_REASONS: dict[str, str] = {
         "checks here never read; write a plain class whose `__init__` sets each field "
         "instead, like `def __init__(self, n_embd=12, n_head=4): self.n_embd = n_embd`."
     ),
+    # The fast.ai book's `torch.random.manual_seed(42)`: the module also holds `fork_rng`
+    # and the process's generator (`default_generator`), so it stays refused (a side door in
+    # tests/model/engine/test_allowlist.py); its seeding function is torch's own.
+    "torch.random": (
+        "the module also holds the app's own random generator; write `torch.manual_seed(n)`, "
+        "the same function as `torch.random.manual_seed(n)`."
+    ),
 }
 # Methods a class the program defines may give itself under a two-underscore name: what
 # tutorials write (``__init__``, ``__call__``, operators, ``__len__``/``__getitem__`` of a

@@ -15,7 +15,7 @@ import ast
 import re
 from dataclasses import dataclass, replace
 
-from gui.model.explain.source import Made, made_before, program_tree, segment
+from gui.model.explain.source import Made, line_names, made_before, program_tree, segment
 from gui.model.explain.written import tensor_part
 
 _OPERATORS = {
@@ -204,6 +204,84 @@ _REFUSES = (
     "Autograd refuses to compute a derivative from a value that is no longer the one the "
     "forward pass used."
 )
+
+
+_LIBRARIES = frozenset({"torch", "F", "nn", "np", "numpy", "functional", "init", "math"})
+
+
+def _called_by_program(value: ast.expr | None) -> bool:
+    """``netD(fake)``, ``self.critic(s)``: a call of something the program made (a model),
+    not of a library (``torch.ones``, ``nn.BCELoss``)."""
+    if not isinstance(value, ast.Call):
+        return False
+    root = value.func
+    while isinstance(root, ast.Attribute | ast.Subscript | ast.Call):
+        root = root.value if not isinstance(root, ast.Call) else root.func
+    return isinstance(root, ast.Name) and root.id not in _LIBRARIES
+
+
+_OPTIMIZERS = frozenset({
+    "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
+    "LBFGS", "ASGD", "Rprop", "SparseAdam",
+})  # fmt: skip
+
+
+def _an_optimizer(program: str | None, name: str) -> bool:
+    """``name`` is bound to ``torch.optim.X(...)`` (not a scheduler, whose ``step`` is
+    another thing)."""
+    made = made_before(program, name, None) if name.isidentifier() else None
+    value = made.value if made is not None else None
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return called in _OPTIMIZERS
+
+
+def other_optimizer_story(
+    program: str | None, site: InplaceSite, line: int | None, loss: str, shape: str, where: str
+) -> tuple[str, str] | None:
+    """The saved-weight error when the failing backward's loss belongs to another optimizer,
+    stepped after it (a GAN's generator after ``optimizerD.step()``): adding the losses
+    would give the first optimizer's weights the second loss's gradient, so the fix is to
+    recompute, after the step, the model output the loss reads (``d_fake = netD(fake)``)."""
+    if line is None:
+        return None
+    later = [
+        s
+        for s in inplace_sites(program)
+        if s.how == "step"
+        and s.line > line
+        and s.name != site.name
+        and _an_optimizer(program, s.name)
+    ]
+    if not later or not _an_optimizer(program, site.name):
+        return None
+    other = later[0]
+    made = made_before(program, loss, line)
+    reads = None
+    for name in line_names(made.text if made is not None else None):
+        before = made_before(program, name, site.line)
+        if name != loss and before is not None and _called_by_program(before.value):
+            reads = before
+            break
+    story = (
+        f"`{site.text}` on line {site.line} updated the weights in place (a tensor{shape} "
+        f"among them), but the backward on {where} still needs the values the forward pass "
+        f"used: `{loss}` was computed from outputs made before that step. {_REFUSES} `{loss}` "
+        f"is the loss of another optimizer (`{other.text}` on line {other.line})."
+    )
+    spoil = (
+        f"adding the losses into one backward instead would also give the weights "
+        f"`{site.name}` updates the gradient of `{loss}`."
+    )
+    if reads is not None and made is not None:
+        return story, (
+            f"Recompute what `{loss}` reads after the step, with the updated weights: repeat "
+            f"`{reads.text}` after line {site.line}, before line {made.line} (`{made.text}`); "
+            + spoil
+        )
+    return story, f"Recompute the forward pass that `{loss}` reads after `{site.text}`; " + spoil
 
 
 def inplace_story(

@@ -1,16 +1,18 @@
 """What a loss or a layer was handed that it cannot read, in the learner's names: raw scores
 given to ``nn.BCELoss`` (which takes probabilities), whole-number labels of the same shape
 as the scores given to ``nn.CrossEntropyLoss`` (read as class probabilities), a recurrent
-layer's starting state of the wrong shape, and token ids that are not whole numbers. No
-torch, no Qt.
+layer's starting state of the wrong shape or form (a pair for a GRU, one tensor for an
+LSTM), and token ids that are not whole numbers. No torch, no Qt.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
+import re
 
-from gui.model.explain.layer_setup import layer_calls
-from gui.model.explain.rule_types import Advice, Found
+from gui.model.explain.layer_setup import LayerCall, layer_calls
+from gui.model.explain.rule_types import Advice, ErrorContext, Found, Rule
 from gui.model.explain.source import Made, first_call_args, line_tree, made_before, parse_shape
 
 _RECURRENT = frozenset({"LSTM", "GRU", "RNN"})
@@ -112,6 +114,9 @@ def rnn_hidden_shape(f: Found) -> Advice:
                 f"; to fit every batch (a last, smaller one too), take the batch size from "
                 f"the input: `torch.zeros({sizes[0]}, {batch}, {sizes[2]})`"
             )
+        both = _both_directions(f, call, sizes, got)
+        if both is not None:
+            return both
         return Advice(
             f"The starting state of {layer}{shown} must have shape {layout}: "
             f"({want}) for this input, but it has {list(got)}.",
@@ -124,6 +129,43 @@ def rnn_hidden_shape(f: Found) -> Advice:
         "tensors.",
         "Add the layers dimension in front: `.unsqueeze(0)` on each starting tensor (for one "
         f"layer, one direction), or leave the state out and {layer} starts from zeros.",
+    )
+
+
+def _both_directions(
+    f: Found, call: LayerCall | None, want: tuple[int, ...], got: tuple[int, ...]
+) -> Advice | None:
+    """The state is the final state of a layer built with ``bidirectional=True`` (an
+    encoder's, handed to a one-way decoder): twice the layers, both directions."""
+    if call is None or not call.rest or len(want) != 3 or len(got) != 3:
+        return None
+    if got[0] != 2 * want[0] or got[1:] != want[1:]:
+        return None
+    state = call.rest[0]
+    made = made_before(f.context.program, state, f.line) if state.isidentifier() else None
+    if made is None:
+        return None
+    context = dataclasses.replace(f.context, source_line=made.text)
+    source = layer_calls(Found(f.exception, f.message, None, context, made.line), _RECURRENT)
+    built = source.built if source is not None else None
+    if (
+        source is None
+        or built is None
+        or not any(
+            k.arg == "bidirectional" and isinstance(k.value, ast.Constant) and k.value.value
+            for k in built.keywords
+        )
+    ):
+        return None
+    layers, hidden = want[0], want[2]
+    return Advice(
+        f"`{state}` is the final state of `{source.layer}` (line {made.line}), built with "
+        f"`bidirectional=True`: its first dimension holds every layer twice, one forward and "
+        f"one backward ({got[0]} = {layers} × 2). `{call.layer}` runs one way and wants "
+        f"({', '.join(map(str, want))}) (layers, batch, hidden size).",
+        f"Add the two directions: `{state}.view({layers}, 2, -1, {hidden}).sum(dim=1)`; or "
+        f"keep the forward one, `{state}[0::2]`; or give `{call.layer}` a hidden size of "
+        f"{2 * hidden} and concatenate the directions instead.",
     )
 
 
@@ -162,4 +204,85 @@ RNN_HIDDEN_SHAPE = (
 EMBEDDING_IDS_DTYPE = (
     r"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
     r"Long, Int; but got torch\.(?P<got>\w+) instead"
+)
+
+
+def _state_call(context: ErrorContext, kinds: frozenset[str]) -> LayerCall | None:
+    """The line's call of a recurrent layer of ``kinds`` that is given a starting state."""
+    call = layer_calls(Found("", "", None, context, None), kinds)
+    return call if call is not None and call.rest else None
+
+
+def _pair_items(state: str) -> tuple[str, str] | None:
+    """``(h0, c0)`` as written: its two items."""
+    tree = line_tree(state)
+    node = tree.body[0] if isinstance(tree, ast.Module) and tree.body else None
+    value = node.value if isinstance(node, ast.Expr) else None
+    if isinstance(value, ast.Tuple | ast.List) and len(value.elts) == 2:
+        a, b = value.elts
+        return ast.unparse(a), ast.unparse(b)
+    return None
+
+
+_SINGLE_STATE = frozenset({"GRU", "RNN"})
+_LAYOUT = "(layers × directions, batch, hidden size)"
+
+
+def _pair_for_single_state(f: Found) -> Advice:
+    """``'tuple' object has no attribute 'dim'``: a GRU or RNN given an LSTM's ``(h0, c0)``."""
+    call = _state_call(f.context, _SINGLE_STATE)
+    assert call is not None  # the rule's `when`
+    state = call.rest[0]
+    items = _pair_items(state)
+    first = items[0] if items is not None else f"{state}[0]"
+    cell = f" and `{items[1]}` is not needed" if items is not None else ""
+    return Advice(
+        f"`{call.layer}` is an `nn.{call.kind}`: its starting state is one tensor of shape "
+        f"{_LAYOUT}, but it was given `{state}`, a pair as an `nn.LSTM` takes (a hidden "
+        f"state and a cell state); `nn.{call.kind}` has no cell state, and reading the pair "
+        "as one tensor fails.",
+        f"Give the hidden state alone: `{call.layer}({call.argument}, {first})`{cell}; it "
+        f"also returns one tensor, not a pair: `out, h = {call.layer}(...)`.",
+    )
+
+
+def _single_state_for_lstm(f: Found) -> Advice:
+    """``index 1 is out of bounds for dimension 0 with size 1``: an LSTM given one tensor
+    as its starting state (it reads item 0 as h and item 1 as c)."""
+    call = _state_call(f.context, frozenset({"LSTM"}))
+    assert call is not None  # the rule's `when`
+    state = call.rest[0]
+    return Advice(
+        f"`{call.layer}` is an `nn.LSTM`: its starting state is a pair `(h0, c0)`, the "
+        f"hidden state and the cell state, each of shape {_LAYOUT}. It was given "
+        f"`{state}` alone, so it took `{state}[0]` as the hidden state and `{state}[1]` as "
+        f"the cell state, and the first dimension of `{state}` (the layers) has no item 1.",
+        f"Make a cell state of the same shape and pass the pair: `c0 = "
+        f"torch.zeros_like({state})`, then `{call.layer}({call.argument}, ({state}, c0))`; "
+        f"or leave the state out and `{call.layer}` starts from zeros.",
+    )
+
+
+def _lstm_given_one_tensor(context: ErrorContext) -> bool:
+    call = _state_call(context, frozenset({"LSTM"}))
+    return call is not None and _pair_items(call.rest[0]) is None
+
+
+# A recurrent layer's starting state of the wrong form (a pair for a GRU, one tensor for an
+# LSTM): Python's own errors, recognised only on a line that calls such a layer.
+RNN_STATE_RULES: tuple[Rule, ...] = (
+    Rule(
+        "rnn-state-form",
+        _pair_for_single_state,
+        re.compile(r"^'tuple' object has no attribute 'dim'$"),
+        frozenset({"AttributeError"}),
+        lambda context: _state_call(context, _SINGLE_STATE) is not None,
+    ),
+    Rule(
+        "rnn-state-form",
+        _single_state_for_lstm,
+        re.compile(r"^index 1 is out of bounds for dimension 0 with size \d{1,6}$"),
+        frozenset({"IndexError"}),
+        _lstm_given_one_tensor,
+    ),
 )

@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from gui.model.explain.autograd_rules import AUTOGRAD_RULES, AUTOGRAD_WARNING_RULES
+from gui.model.explain.loss_inputs import RNN_STATE_RULES
 from gui.model.explain.python_rules import PYTHON_RULES, RUNAWAY_TEXT
 from gui.model.explain.rule_types import Advice, ErrorContext, Rule
 from gui.model.explain.step_note_rules import STEP_WARNING_RULES
@@ -30,6 +31,7 @@ RUNAWAY_REASONS: frozenset[str] = frozenset(RUNAWAY_TEXT)
 EXCEPTION_RULES: tuple[Rule, ...] = (
     *TRAINING_RULES,
     *TORCH_RULES,
+    *RNN_STATE_RULES,
     *AUTOGRAD_RULES,
     *PYTHON_RULES,
 )

@@ -180,6 +180,10 @@ _ORDERED_DTYPES = (
     re.compile(r"to have the same dtype, but got: (?P<a>\w+) != (?P<b>\w+)"),
     # a convolution's input, then its weight or bias
     re.compile(r"Input type \((?P<a>\w+)\) and (?:bias|weight) type \((?P<b>\w+)\)"),
+    # a recurrent layer's input, then its weights (torch names them `torch.int64`)
+    re.compile(
+        r"RNN input dtype \(torch\.(?P<a>\w+)\) does not match weight dtype \(torch\.(?P<b>\w+)\)"
+    ),
 )
 # `bmm` and friends: the first operand's dtype, then the second's. Kernels behind a layer
 # word it alike in another order, so it names the two sides of a product only.
@@ -197,10 +201,16 @@ def product_dtypes(message: str, product: bool = False) -> tuple[str, str] | Non
     return None
 
 
+# torch's dtype names (`torch.int64`) as its messages' scalar types (`Long`).
+_SCALAR_NAMES = {
+    "float": "Float", "double": "Double", "half": "Half", "bfloat16": "BFloat16",
+    "float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+    "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+}  # fmt: skip
+
+
 def _canonical(word: str) -> str:
-    return {"float": "Float", "double": "Double", "half": "Half", "bfloat16": "BFloat16"}.get(
-        word.lower(), word[:1].upper() + word[1:]
-    )
+    return _SCALAR_NAMES.get(word.lower(), word[:1].upper() + word[1:])
 
 
 def dtype_words(dtype: str) -> str:

@@ -1,15 +1,18 @@
 """Inputs a layer cannot take, in the learner's names: an image shrunk by the layers before
 it until a convolution's kernel or a pooling window no longer fits ("Kernel size can't be
 greater than actual input size", "Output size is too small"), and a NumPy array or a list
-given where torch wants a tensor ("must be Tensor, not numpy.ndarray"). No torch, no Qt.
+given where torch wants a tensor ("must be Tensor, not numpy.ndarray"), such as the pair a
+recurrent layer returns. No torch, no Qt.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 
+from gui.model.explain.layer_setup import layer_calls
 from gui.model.explain.rule_types import Advice, Found
-from gui.model.explain.source import line_tree
+from gui.model.explain.source import line_tree, made_before
 
 
 def _outer_call(f: Found, innermost: bool = False) -> tuple[str, str] | None:
@@ -86,6 +89,14 @@ def tensor_expected(f: Found) -> Advice:
             f"`torch.from_numpy({convert}).float()` (or `torch.tensor({convert}, "
             "dtype=torch.float32)`)",
         )
+    elif got == "tuple" and (returned := _recurrent_result(f, convert)) is not None:
+        function = f.group("function")
+        what, fix = returned
+        return Advice(
+            f"`{function}()` (called by this line) computes with one tensor, and its argument "
+            f"`{f.group('arg')}` got a tuple: {value}, {what}.",
+            fix,
+        )
     elif got in ("list", "tuple"):
         what, fix = f"a Python {got}", f"`torch.tensor({convert}, dtype=torch.float32)`"
     else:
@@ -96,6 +107,43 @@ def tensor_expected(f: Found) -> Advice:
         f"`{f.group('arg')}` got {what}: {value}.",
         f"Convert it to a tensor first: {fix}, then pass that.",
     )
+
+
+_RECURRENT = frozenset({"LSTM", "GRU", "RNN"})
+
+
+def _recurrent_result(f: Found, name: str) -> tuple[str, str] | None:
+    """What ``name`` holds when it was bound from a recurrent layer's call (its whole result,
+    ``(output, h_n)``, or an LSTM's ``(h_n, c_n)``), with the fix; ``None`` otherwise."""
+    made = made_before(f.context.program, name, f.line) if name.isidentifier() else None
+    if made is None or not isinstance(made.node, ast.Assign) or len(made.node.targets) != 1:
+        return None
+    context = dataclasses.replace(f.context, source_line=made.text)
+    call = layer_calls(Found(f.exception, f.message, None, context, made.line), _RECURRENT)
+    if call is None:
+        return None
+    layer, target = call.layer, made.node.targets[0]
+    state = "(h_n, c_n)" if call.kind == "LSTM" else "h_n"
+    pair = f"(output, {state})"
+    if isinstance(target, ast.Name):
+        return (
+            f"the pair `{pair}` that `{layer}` (an `nn.{call.kind}`) returns, bound on line "
+            f"{made.line}",
+            f"Unpack it: `output, {state} = {layer}(...)`, then pass the outputs "
+            "(`output[:, -1]`, the last step, with `batch_first=True`) or the last layer's "
+            "final hidden state (`h_n[-1]`).",
+        )
+    items = target.elts if isinstance(target, ast.Tuple | ast.List) else []
+    second = items[1] if len(items) == 2 else None
+    if call.kind == "LSTM" and isinstance(second, ast.Name) and second.id == name:
+        return (
+            f"the pair `(h_n, c_n)` of final hidden and cell states that `{layer}` (an "
+            f"`nn.LSTM`) returns second, bound on line {made.line}",
+            f"Take the last layer's final hidden state, shape (batch, hidden size): "
+            f"`{name}[0][-1]`; or unpack it where it is made: `output, (h_n, c_n) = "
+            f"{layer}(...)`, then use `h_n[-1]`.",
+        )
+    return None
 
 
 KERNEL_TOO_BIG = (

@@ -22,11 +22,22 @@ from gui.model.explain.backward_history import (
     earlier_backwards,
     why_freed,
 )
+from gui.model.explain.distribution_args import (
+    INVALID_PARAMETER,
+    MATRIX_EXPECTED,
+    invalid_parameter,
+    matrix_expected,
+)
 from gui.model.explain.dtype_hints import integer_leaf
 from gui.model.explain.grad_readers import asking_for_grad, trained_without_grad
 from gui.model.explain.grad_switches import reads
 from gui.model.explain.graph_cuts import find_cut, history
-from gui.model.explain.inplace_sites import guilty_site, inplace_sites, inplace_story
+from gui.model.explain.inplace_sites import (
+    guilty_site,
+    inplace_sites,
+    inplace_story,
+    other_optimizer_story,
+)
 from gui.model.explain.input_builders import (
     TARGET_PAIR,
     ambiguous_bool,
@@ -393,7 +404,11 @@ def _saved_modified(f: Found) -> Advice:
         site, made = found
         losses = [b.receiver for b in earlier_backwards(f.context.program, site.line)]
         losses = list(dict.fromkeys([*losses[-1:], subject(f, "loss2")]))
-        return Advice(*inplace_story(site, made, shape, origin, f.where, losses))
+        other = None
+        if site.how == "step":
+            loss = subject(f, "loss2")
+            other = other_optimizer_story(f.context.program, site, f.line, loss, shape, f.where)
+        return Advice(*(other or inplace_story(site, made, shape, origin, f.where, losses)))
     inside = library_inplace(f.context.program, shape, origin)
     if inside is not None:
         return inside
@@ -701,6 +716,7 @@ _DTYPE = (
     r"expected scalar type \w+ but found|Found dtype \w+ but expected|have the same dtype"
     r"|to have same dtype|must have the same scalar type|dtypes match"
     r"|Input type \(\w+\) and (?:weight|bias) type \(\w+\) should be the same"
+    r"|RNN input dtype \(torch\.\w+\) does not match weight dtype"
 )
 
 # First match wins. Torch rules accept any class: the engine may re-raise them differently.
@@ -799,6 +815,8 @@ TORCH_RULES: tuple[Rule, ...] = rule_table(
     ("bce-probabilities", BCE_PROBABILITIES, "", bce_probabilities),
     ("class-target-probabilities", CLASS_TARGET_PROBABILITIES, "", class_target_probabilities),
     ("rnn-hidden-shape", RNN_HIDDEN_SHAPE, "", rnn_hidden_shape),
+    ("distribution-argument", INVALID_PARAMETER, "", invalid_parameter),
+    ("distribution-argument", MATRIX_EXPECTED, "", matrix_expected),
     ("embedding-ids-dtype", EMBEDDING_IDS_DTYPE, "", embedding_ids_dtype),
     ("input-too-small", KERNEL_TOO_BIG, "", kernel_too_big),
     ("input-too-small", POOL_TOO_SMALL, "", pool_too_small),

@@ -1,6 +1,7 @@
 """Errors of a training step's helpers, and of a leaf changed after the graph was built:
-``clip_grad_norm_(..., error_if_nonfinite=True)`` refusing an infinite or NaN norm, and
-"leaf variable has been moved into the graph interior".
+``clip_grad_norm_(..., error_if_nonfinite=True)`` refusing an infinite or NaN norm, an
+optimizer that needs a closure (``LBFGS.step()``) stepped without one, and "leaf variable
+has been moved into the graph interior".
 
 The rows extend :data:`gui.model.explain.torch_rules.TORCH_RULES` (see
 :data:`gui.model.explain.messages.EXCEPTION_RULES`). Program text only: no torch, no Qt.
@@ -12,7 +13,13 @@ import ast
 
 from gui.model.explain.inplace_sites import InplaceSite, inplace_sites
 from gui.model.explain.rule_types import Advice, Found, Rule, rule_table
-from gui.model.explain.source import assignments, line_tree, program_tree, segment
+from gui.model.explain.source import (
+    assignments,
+    attribute_receiver,
+    line_tree,
+    program_tree,
+    segment,
+)
 
 _CLIPPERS = ("clip_grad_norm_", "clip_grad_norm", "clip_grads_with_norm_", "get_total_norm")
 
@@ -103,6 +110,21 @@ def _leaf_moved(f: Found) -> Advice:
     )
 
 
+def _closure_missing(f: Found) -> Advice:
+    """``LBFGS.step() missing 1 required positional argument: 'closure'``."""
+    kind = f.group("optimizer")
+    opt = attribute_receiver(f.context.source_line, ("step",)) or "optimizer"
+    return Advice(
+        f"`{opt}` is an optimizer of class `{kind}`: one step evaluates the loss and its gradients "
+        "several times (it tries step sizes along a direction and recomputes the loss at "
+        "each), so `step` must be given a function it can call to recompute them, a "
+        "closure; the loss computed once before the call is not enough.",
+        "Put the forward pass, loss and backward in a function that returns the loss, and "
+        f"pass it: `def closure(): {opt}.zero_grad(); loss = ...; loss.backward(); return "
+        f"loss`, then `loss = {opt}.step(closure)` (it returns the first loss it computed).",
+    )
+
+
 TRAINING_RULES: tuple[Rule, ...] = rule_table(
     (
         "nonfinite-grad-norm",
@@ -112,4 +134,10 @@ TRAINING_RULES: tuple[Rule, ...] = rule_table(
         _nonfinite_norm,
     ),
     ("leaf-moved", r"leaf variable has been moved into the graph interior", "", _leaf_moved),
+    (
+        "optimizer-closure",
+        r"^(?P<optimizer>\w{1,40})\.step\(\) missing 1 required positional argument: 'closure'",
+        "TypeError",
+        _closure_missing,
+    ),
 )

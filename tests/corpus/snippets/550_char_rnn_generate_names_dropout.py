@@ -1,0 +1,101 @@
+# after: PyTorch "NLP From Scratch: Generating Names with a Character-Level RNN" (category, input and hidden concatenated, i2h / i2o / o2o with nn.Dropout(0.1), targetTensor with LongTensor(letter_indexes).unsqueeze_(-1), the loss summed over characters starting from loss = 0 with loss += l, sample() under torch.no_grad() taking topk(1) until EOS)
+# expect: match
+import torch
+import torch.nn as nn
+
+torch.manual_seed(1)
+all_letters = "abcdefghijklmnopqrstuvwxyz"
+n_letters = len(all_letters) + 1  # plus EOS
+all_categories = ["Greek", "Scottish"]
+n_categories = len(all_categories)
+
+
+class RNN(nn.Module):
+    def __init__(self, input_size, hidden_size, output_size):
+        super(RNN, self).__init__()
+        self.hidden_size = hidden_size
+        self.i2h = nn.Linear(n_categories + input_size + hidden_size, hidden_size)
+        self.i2o = nn.Linear(n_categories + input_size + hidden_size, output_size)
+        self.o2o = nn.Linear(hidden_size + output_size, output_size)
+        self.dropout = nn.Dropout(0.1)
+        self.softmax = nn.LogSoftmax(dim=1)
+
+    def forward(self, category, input, hidden):
+        input_combined = torch.cat((category, input, hidden), 1)
+        hidden = self.i2h(input_combined)
+        output = self.i2o(input_combined)
+        output_combined = torch.cat((hidden, output), 1)
+        output = self.o2o(output_combined)
+        output = self.dropout(output)
+        output = self.softmax(output)
+        return output, hidden
+
+    def initHidden(self):
+        return torch.zeros(1, self.hidden_size)
+
+
+def categoryTensor(category):
+    tensor = torch.zeros(1, n_categories)
+    tensor[0][all_categories.index(category)] = 1
+    return tensor
+
+
+def inputTensor(line):
+    tensor = torch.zeros(len(line), 1, n_letters)
+    for li in range(len(line)):
+        tensor[li][0][all_letters.find(line[li])] = 1
+    return tensor
+
+
+def targetTensor(line):
+    letter_indexes = [all_letters.find(line[li]) for li in range(1, len(line))]
+    letter_indexes.append(n_letters - 1)
+    return torch.LongTensor(letter_indexes)
+
+
+rnn = RNN(n_letters, 12, n_letters)
+criterion = nn.NLLLoss()
+learning_rate = 0.0005
+
+
+def train(category_tensor, input_line_tensor, target_line_tensor):
+    target_line_tensor.unsqueeze_(-1)
+    hidden = rnn.initHidden()
+    rnn.zero_grad()
+    loss = 0
+    for i in range(input_line_tensor.size(0)):
+        output, hidden = rnn(category_tensor, input_line_tensor[i], hidden)
+        l = criterion(output, target_line_tensor[i])
+        loss += l
+    loss.backward()
+    for p in rnn.parameters():
+        p.data.add_(p.grad.data, alpha=-learning_rate)
+    return output, loss.item() / input_line_tensor.size(0)
+
+
+for name, category in [("nikos", "Greek"), ("fraser", "Scottish"), ("alexis", "Greek")]:
+    output, loss = train(categoryTensor(category), inputTensor(name), targetTensor(name))
+    print(name, loss)
+
+
+def sample(category, start_letter="a", max_length=6):
+    with torch.no_grad():
+        category_tensor = categoryTensor(category)
+        input = inputTensor(start_letter)
+        hidden = rnn.initHidden()
+        output_name = start_letter
+        for i in range(max_length):
+            output, hidden = rnn(category_tensor, input[0], hidden)
+            topv, topi = output.topk(1)
+            topi = topi[0][0]
+            if topi == n_letters - 1:
+                break
+            letter = all_letters[topi]
+            output_name += letter
+            input = inputTensor(letter)
+        return output_name
+
+
+rnn.eval()
+print(sample("Greek", "k"), sample("Scottish", "m"))
+print(rnn.o2o.weight.grad.abs().sum())
