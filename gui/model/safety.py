@@ -16,7 +16,7 @@ import string
 import sys
 import warnings
 
-from gui.model.visible_text import REORDERING_CONTROLS
+from gui.model.visible_text import EDITOR_LINE_BREAKS, REORDERING_CONTROLS
 
 MAX_SOURCE_CHARS = 20_000
 MAX_SOURCE_LINES = 500
@@ -336,17 +336,22 @@ def _refuse_reordering_controls(source: str) -> None:
     """Refuse Unicode's reordering controls in the code: the editor shows the code around
     one in another order than Python reads it ("Trojan Source", CVE-2021-42574): a session
     file's `# \u202e } \u2066if admin:\u2069` reads as a comment and runs as code. No program
-    needs them raw (Arabic or Hebrew text orders itself); in a string, `"\u202e"` is kept."""
+    needs them raw (Arabic or Hebrew text orders itself); in a string, `"\u202e"` is kept.
+    So are the line breaks only the editor sees (``EDITOR_LINE_BREAKS``)."""
     found = REORDERING_CONTROLS.search(source)
+    what = "a control that makes the editor show the code in another order than Python reads it"
+    if found is None:
+        # The same for a line break only the editor sees (see visible_text).
+        found = EDITOR_LINE_BREAKS.search(source)
+        what = "which the editor shows as a line break where Python reads none"
     if found is None:
         return
     line = source.count("\n", 0, found.start()) + 1
     column = found.start() - (source.rfind("\n", 0, found.start()) + 1) + 1
     escape = found.group().encode("unicode_escape").decode()
     message = (
-        f"Line {line} holds an invisible `{escape}`, a control that makes the editor show "
-        "the code in another order than Python reads it; delete it (in a string, write "
-        f"it as `\\{escape[1:]}`)."
+        f"Line {line} holds an invisible `{escape}`, {what}; delete it (in a string, "
+        f"write it as `\\{escape[1:]}`)."
     )
     raise CodeRefused(message, line, column, escape, "unsafe-code")
 

@@ -17,8 +17,15 @@ import re
 # holding one raw is refused (`safety`, a session file's `file_format`): the editor would
 # show it in another order than Python reads it ("Trojan Source").
 REORDERING_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+# What Qt's editor shows as a line break where Python reads none: Unicode's line and
+# paragraph separators (and the two noncharacters Qt keeps for its own frames). A session
+# file's `# scale it\u2028x = x * 1000` showed a line of code that never ran, and the
+# editor hands each back as "\n" (QTextDocument.toPlainText): the user's first edit
+# anywhere made it run. Code holding one raw is refused as the reordering controls are.
+EDITOR_LINE_BREAKS = re.compile("[\u2028\u2029\ufdd0\ufdd1]")
 _HIDDEN = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029"
+    "\ufdd0\ufdd1]"  # (Qt's text views break lines at these too: see EDITOR_LINE_BREAKS)
 )
 
 

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QApplication, QPlainTextEdit, QTextEdit, QToolTip,
 
 from gui.model.result import Explanation
 from gui.model.views.diagnostics import ERROR_COLOR, ERROR_TINT, WARNING_COLOR
+from gui.model.visible_text import visible_controls
 from gui.widgets.python_highlighter import (
     INDENT,
     PythonHighlighter,
@@ -171,7 +172,9 @@ class CodeEditor(QPlainTextEdit):
             if is_error:
                 self._diagnostics.append(line_selection(cursor, ERROR_TINT))
             self._diagnostics.append(underline_selection(cursor, color))
-            self._markers.append(_Marker(cursor, color, item.message.strip().split("\n")[0]))
+            # The first line of a program's own text (its exception): controls as escapes.
+            first = visible_controls(item.message.strip().split("\n")[0])
+            self._markers.append(_Marker(cursor, color, first))
         self._error_line = None if error is None or error.line is None else self._markers[-1]
         self._refresh_selections()
         self.reveal_error()

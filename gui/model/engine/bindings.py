@@ -56,7 +56,11 @@ def module_parameters(module: torch.nn.Module) -> list[tuple[str, torch.Tensor]]
             ):
                 # `add_module` takes any string: a bidirectional override in a layer's
                 # name turned every panel's text showing it around (see visible_text).
-                found.append((visible_controls(prefix + name), p))
+                # Bounded as written out: an escape is up to six characters, and 19,990
+                # overrides made a 120,000-character label (round 13's slow panels).
+                shown = visible_controls(prefix + name)
+                if len(shown) <= safety.MAX_SOURCE_CHARS:
+                    found.append((shown, p))
         children = state.get("_modules") if type(state) is dict else None
         items = list(dict.items(children)) if type(children) is dict else []
         for name, child in reversed(items):  # depth first, in order, as named_modules

@@ -45,9 +45,29 @@ def _note_step_without_gradients(optimizer: Any, args: Any, kwargs: Any) -> None
     # torch hands the hook `step`'s own arguments, `self` first: a closure is a second.
     if len(args) > 1 or kwargs or not _torch_optimizer(optimizer) or program_line() is None:
         return
-    params = [p for group in optimizer.param_groups for p in group["params"]]
+    params = _plain_params(vars(optimizer).get("param_groups"))
     if params and all(p.grad is None for p in params):
         warnings.warn(STEP_WITHOUT_GRADIENTS, StepWithoutGradients, stacklevel=2)
+
+
+_PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter)
+
+
+def _plain_params(groups: object) -> list[torch.Tensor] | None:
+    """The parameters of ``groups`` if they are torch's own containers of plain tensors,
+    else ``None`` (no note). A program may set ``opt.param_groups`` to anything: reading a
+    generator here emptied it before torch's step read it (the step changed nothing, where
+    plain torch's changed the weights), and a list of its own class, or a ``grad`` of its
+    own, ran its code once more than plain torch does."""
+    if type(groups) is not list:
+        return None
+    params: list[torch.Tensor] = []
+    for group in groups:
+        found = dict.get(group, "params") if type(group) is dict else None
+        if type(found) is not list or not all(type(p) in _PLAIN_TENSORS for p in found):
+            return None
+        params += found
+    return params
 
 
 _registered: list[object] = []

@@ -44,7 +44,7 @@ from gui.model.result import NestedValues
 from gui.model.session import file_io, lesson_format
 from gui.model.session.document import Document
 from gui.model.session.lesson import LessonExtras
-from gui.model.visible_text import REORDERING_CONTROLS
+from gui.model.visible_text import EDITOR_LINE_BREAKS, REORDERING_CONTROLS
 
 FORMAT = "autograd-explorer/1"
 APP_NAME = "Autograd Explorer"
@@ -403,6 +403,13 @@ def _readable_code(code: str, where: str) -> str:
         raise SessionFileError(
             f"{where}: line {line} holds an invisible character that reorders text "
             f"({bad.group()!a}), so the code would not run as it reads; delete it"
+        )
+    bad = EDITOR_LINE_BREAKS.search(code)
+    if bad is not None:
+        line = code.count("\n", 0, bad.start()) + 1
+        raise SessionFileError(
+            f"{where}: line {line} holds an invisible character the editor shows as a line "
+            f"break ({bad.group()!a}), so the code would not run as it reads; delete it"
         )
     return code
 

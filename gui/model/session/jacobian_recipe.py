@@ -21,6 +21,7 @@ from gui.model import nested
 from gui.model.request import BackwardStep, RunRequest
 from gui.model.result import JacobianCheck, RunResult, StepRecord, TensorData
 from gui.model.session.state import SessionState
+from gui.model.visible_text import visible_controls
 
 # The most rows the recipe builds: the engine's own Jacobian stops at this many output
 # elements (gui.model.engine.jacobian.MAX_OUTPUT_ELEMENTS), and at one row per 0.8 s a
@@ -186,7 +187,8 @@ def _session_call(result: RunResult) -> StepRecord | None:
 
 
 def _first_line(text: str) -> str:
-    return text.strip().split("\n")[0]
+    """The first line of a program's own text (an exception's), its controls as escapes."""
+    return visible_controls(text.strip().split("\n")[0])
 
 
 def _added(

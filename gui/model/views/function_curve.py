@@ -20,6 +20,7 @@ from gui.model.session.function_view import central_difference
 from gui.model.session.snapshot import Snapshot
 from gui.model.sweep_values import output_of_interest, slope_of_interest
 from gui.model.tensor_format import format_short
+from gui.model.visible_text import visible_controls
 
 # The finite difference "agrees" within this share of the slope (or of 1, near zero).
 AGREEMENT = 1e-2
@@ -133,8 +134,9 @@ def _f_label(snapshot: Snapshot) -> str:
 
 
 def _first_line(text: str) -> str:
+    """The first line of a program's own text (an exception's), its controls as escapes."""
     lines = text.strip().splitlines()
-    return lines[0] if lines else text
+    return visible_controls(lines[0] if lines else text)
 
 
 def _probe_slope(probe: SweepResult | None, h: float) -> float | None:

@@ -11,6 +11,7 @@ from gui.model.drawing.paint import Gradients, colour_meaning
 from gui.model.result import Explanation
 from gui.model.session import Snapshot
 from gui.model.session.computed import LAYOUT_PROBLEMS
+from gui.model.visible_text import visible_controls
 
 EMPTY_TEXT = "Run a program to see its autograd graph"
 
@@ -31,7 +32,9 @@ def failure_text(snapshot: Snapshot) -> str:
     step = snapshot.shown_step
     if step is None or step.error is None:
         return ""
+    # A program's own text (a hook's exception): its controls as escapes (visible_text).
     first_line = step.error.message.splitlines()[0] if step.error.message else ""
+    first_line = visible_controls(first_line)
     if len(first_line) > 90:
         first_line = first_line[:87] + "..."
     return f"Backward step {step.index + 1} failed: {first_line}"
@@ -70,4 +73,4 @@ def empty_text(snapshot: Snapshot) -> str:
     if snapshot.error is None:
         return EMPTY_TEXT
     first_line = (snapshot.error.message.splitlines() or [snapshot.error.kind])[0]
-    return f"No graph to draw: the program stopped.\n{first_line}"
+    return f"No graph to draw: the program stopped.\n{visible_controls(first_line)}"

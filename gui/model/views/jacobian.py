@@ -21,6 +21,7 @@ from gui.model.result import JacobianCheck, NestedValues, RunResult, StepRecord,
 from gui.model.session import Snapshot
 from gui.model.session.jacobian_recipe import JacobianRecipe, cannot_start
 from gui.model.tensor_format import format_number, format_tensor
+from gui.model.visible_text import visible_controls
 
 # Numbers are printed in the cells up to this many cells; a bigger matrix is a heat map
 # whose numbers are read by hovering (a cell with "-14.15" in it is ~6 characters wide).
@@ -233,7 +234,7 @@ def _equation(
 def _no_jacobian(step: StepRecord, result: RunResult) -> str:
     """Why the shown call has no Jacobian, in plain words."""
     if step.error is not None:
-        first = step.error.message.strip().split("\n")[0]
+        first = visible_controls(step.error.message.strip().split("\n")[0])
         hint = ""
         if cannot_start(result) is None:
             hint = " “Build J row by row” still works: it passes its own v, one row at a time."

@@ -248,3 +248,36 @@ def test_a_long_run_of_another_structure_is_not_made_twice(monkeypatch: pytest.M
     values = [n.value for n in other.graph.nodes if n.kind == "function"]
     assert any(v is not None and v.summary is NO_NUMBERS for v in values)
     assert other.tensors == _run(code, {"x": [-0.5, 2.0]}).tensors  # the rest is whole
+
+
+@pytest.mark.parametrize(
+    ("numbers", "dtype", "again"),
+    [
+        (4096, "torch.float32", True),
+        (50_000, "torch.float32", False),
+        (4096, "torch.complex64", False),
+    ],
+)
+def test_a_tick_of_another_structure_is_made_twice_only_if_its_unread_numbers_are_few(
+    numbers: int, dtype: str, again: bool
+) -> None:
+    """The run again copies every value the first left unread: a few numbers are copied
+    at once; tens of thousands of complex ones took seconds (red team, round 16), and such
+    a tick answers with its nodes unread until the drag ends."""
+    code = (
+        "s = torch.tensor([1.0])\n"
+        f"x = torch.linspace(0.1, 1.0, {numbers}, dtype={dtype}).requires_grad_()\n"
+        "h = x\n"
+        "for i in range(8 if s[0] > 0 else 9):\n"
+        "    h = torch.sin(h) * 1.01\n"
+        "y = h.abs().sum()\n"
+    )
+    shown = _run(code)
+    assert shown.graph is not None
+    detail = detail_of(shown.graph, _function_keys(shown, 1))
+    other = _run(code, {"s": [-1.0]}, detail)
+    assert other.graph is not None and not other.graph.partial
+    assert other.graph.structure_key != shown.graph.structure_key
+    values = [n.value for n in other.graph.nodes if n.kind == "function" and n.value]
+    assert any(v.summary is NO_NUMBERS for v in values) != again
+    assert (engine_run._unread_numbers(other) == 0) == again
