@@ -53,7 +53,7 @@ def _timed(label: str, function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _instrument() -> None:
-    backward.walk_graph = _timed("walk", backward.walk_graph)
+    backward.walk_detail = _timed("walk", backward.walk_detail)
     backward.compute_jacobians = _timed("jacobian", backward.compute_jacobians)
     backward.FlowHooks.__init__ = _timed("hooks", backward.FlowHooks.__init__)
     run._Run.execute = _timed("program", run._Run.execute)
