@@ -76,6 +76,11 @@ class _Marker(NamedTuple):
     tooltip: str
 
 
+# What QTextDocument.toPlainText writes as "\n": its paragraph and line separators and
+# the frame marks (see CodeEditor.code).
+_LINE_BREAKS = str.maketrans(dict.fromkeys("\u2029\u2028\ufdd0\ufdd1", "\n"))
+
+
 class CodeEditor(QPlainTextEdit):
     """A Python editor: monospace, line numbers, highlighting, error underlines.
 
@@ -124,6 +129,13 @@ class CodeEditor(QPlainTextEdit):
         self.setTabStopDistance(4 * self.fontMetrics().horizontalAdvance(" "))
         self._update_gutter_width()  # the digits got wider too
         self._place_gutter()
+
+    def code(self) -> str:
+        """The text as written: ``toPlainText`` turns a no-break space into a plain one, so
+        a string in a session file (`"10\u00a0kg"`) changed at the first edit anywhere.
+        Line and paragraph separators are the editor's line breaks, as there (code holding
+        one raw is refused: see :data:`gui.model.visible_text.EDITOR_LINE_BREAKS`)."""
+        return self.document().toRawText().translate(_LINE_BREAKS)
 
     def replace_text(self, text: str, keep_undo: bool) -> None:
         """Show ``text`` without emitting ``edited``; with ``keep_undo`` one Ctrl+Z brings

@@ -164,7 +164,7 @@ class CodeEditorPanel(QWidget):
                 return False
             self._timer.stop()
         self._sent = code
-        if code == self._editor.toPlainText():
+        if code == self._editor.code():
             # The text may have come in already with an earlier snapshot (the session can
             # emit the run's result before the change that caused it).
             if new_document:
@@ -189,5 +189,5 @@ class CodeEditorPanel(QWidget):
         self._session.run_now()
 
     def _send(self) -> None:
-        self._sent = self._editor.toPlainText()
+        self._sent = self._editor.code()
         self._session.set_code(self._sent)

@@ -71,6 +71,7 @@ from gui.model.views.status import (
     status_bar_text,
     time_limit_text,
 )
+from gui.model.visible_text import visible_controls
 from gui.resources import lesson_paths
 from gui.widgets.backward_panel import BackwardPanel
 from gui.widgets.code_editor_panel import CodeEditorPanel
@@ -456,7 +457,8 @@ class MainWindow(WindowFiles):
             # Once every panel has drawn this result and Qt has laid the new rows out.
             QTimer.singleShot(0, self, self._arrange_for_document)
         name = Path(snapshot.path).name if snapshot.path else "untitled"
-        title = snapshot.title or name
+        # A stranger's file name or lesson title: its controls as escapes (visible_text).
+        title = visible_controls(snapshot.title or name)
         # Only when they change: each call posts an event that repaints the window's frame.
         window_title = f"{title}[*] — {APP_NAME}"
         if self.windowTitle() != window_title:

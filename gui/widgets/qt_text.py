@@ -37,17 +37,21 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QApplication, QLabel, QTextBrowser, QTextEdit, QToolTip, QWidget
 
 from gui.model.result import Explanation
+from gui.model.visible_text import visible_controls
 
 
 def literal_html(text: str) -> str:
     """``text`` for a tooltip or a message box, shown as written.
 
     Text Qt would take for HTML is escaped, line breaks and runs of spaces kept, so no tag
-    in it survives; any other text is passed as it is (Qt shows it as plain text).
+    in it survives; any other text is passed as it is (Qt shows it as plain text). Either
+    way its invisible controls are written as their escapes (:mod:`gui.model.visible_text`):
+    a file name holding a right-to-left override read backwards in an error box.
     """
+    text = visible_controls(text.replace("\r\n", "\n").replace("\r", "\n"))
     if not QtGui.Qt.mightBeRichText(text):
         return text
-    body = html.escape(text.replace("\r\n", "\n").replace("\r", "\n"))
+    body = html.escape(text)
     return f'<p style="white-space:pre-wrap">{body}</p>'
 
 

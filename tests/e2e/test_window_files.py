@@ -49,6 +49,19 @@ def title(explorer: Explorer) -> str:
 # -- opening ------------------------------------------------------------------------------
 
 
+def test_a_file_name_holding_a_reordering_control_is_titled_with_its_escape(
+    qtbot: QtBot, explorer: Explorer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    path = tmp_path / "homework-\u202enosj.json"
+    save_session(Document(Program(code=CODE)), path)
+    answer_open(monkeypatch, path)
+    explorer.window.commands["open"].trigger()
+    settle(qtbot, explorer)
+    assert explorer.errors == []
+    assert "homework-\\u202enosj.json" in title(explorer)
+    assert "\u202e" not in title(explorer)
+
+
 @pytest.mark.parametrize("kind", ["fifo", "/dev/zero", "/dev/random"])
 def test_opening_a_pipe_or_a_device_is_refused_at_once(
     qtbot: QtBot, explorer: Explorer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, kind: str

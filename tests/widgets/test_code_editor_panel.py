@@ -263,6 +263,23 @@ def test_loading_a_lesson_replaces_the_text(
     assert "torch.ones_like(z)" in text
 
 
+def test_an_edit_keeps_a_no_break_space_in_a_string(
+    qtbot: QtBot, panel: CodeEditorPanel, session: Session
+) -> None:
+    """A session file's `"10\u00a0kg"` (written raw) stays as written after an edit
+    anywhere: ``toPlainText`` made it a plain space."""
+    code = 'unit = "10\u00a0kg"\nx = torch.tensor([1.0], requires_grad=True)\n'
+    session.set_code(code)
+    editor = panel.editor()
+    assert editor.code() == code
+    cursor = editor.textCursor()
+    cursor.movePosition(QTextCursor.MoveOperation.End)
+    editor.setTextCursor(cursor)
+    qtbot.keyClicks(editor, "y = x * 2")
+    qtbot.waitUntil(lambda: session.snapshot.code == code + "y = x * 2", timeout=2000)
+    assert "\u00a0" in session.snapshot.code
+
+
 def test_a_lesson_wins_over_unsent_typing(qtbot: QtBot, session: Session) -> None:
     panel = CodeEditorPanel(session, debounce_ms=60_000)
     qtbot.addWidget(panel)

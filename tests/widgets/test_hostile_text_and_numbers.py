@@ -91,6 +91,14 @@ def test_a_tooltip_or_message_shows_any_text_as_written(text: str) -> None:
         assert "<img" not in html and "<b>" not in html
 
 
+@pytest.mark.parametrize("text", ["from-\u202enosj.json", "<b>\u2066x</b>\u2069"])
+def test_a_tooltip_or_message_shows_reordering_controls_as_escapes(text: str) -> None:
+    """A stranger's file name or field in an error box reads as written, not turned around."""
+    shown = as_plain_text(literal_html(text))
+    assert shown == text.encode("unicode_escape").decode().replace("\\\\", "\\")
+    assert not any(c in shown for c in "\u202e\u2066\u2069")
+
+
 def test_a_plain_label_never_reads_tags(qtbot: QtBot) -> None:
     label = show_panel(qtbot, plain_label("<b>x</b>"), 200, 40)
     assert label.text() == "<b>x</b>" and rich_labels(label.parentWidget() or label, "<b>") == []
