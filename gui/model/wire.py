@@ -28,7 +28,7 @@ from typing import Any
 from gui.model import graph_columns, request, result
 from gui.model.deep_stack import StackUnavailable, call_with_stack, levels_covered
 from gui.model.wire_fields import ATOMS, check_fields, holds_only_numbers
-from gui.model.wire_tensors import MAX_INT_MAGNITUDE, MAX_STR_CHARS, check_atoms
+from gui.model.wire_tensors import LARGEST_INT, MAX_STR_CHARS, SMALLEST_INT, check_atoms
 
 # Deeper pickles than this are refused: each level of ``loads`` inside a message (see
 # :func:`_nested_loads`) is another unpickler on the stack.
@@ -41,6 +41,13 @@ MAX_NESTING = 4
 # references to ten references..., ten deep, is 10**10 numbers in under a kilobyte).
 MAX_DEPTH = 100
 MAX_EXPANDED = 2_000_000
+# What the calls of one message (``loads`` inside it, graphs, steps and layouts sent as
+# columns) may build in all, in items as MAX_EXPANDED counts them. Each call is bounded,
+# but pickle's memo lets a message call again with the same arguments for a few bytes: a
+# 64 MB message calling ``loads`` on one 17 MB list ten million times built a copy each
+# time (20 calls: 1.5 GB in 5 s; red team, round 17). A message the final check accepts
+# holds every record its calls made, each level of ``loads`` at most MAX_EXPANDED items.
+MAX_BUILT = (MAX_NESTING + 1) * MAX_EXPANDED
 # Hashing a tuple (or frozenset) nested ~200,000 deep crashes the interpreter in C (50,000
 # measured harmless on a thread's stack): a message with fewer bytes that could build one
 # level of them than this cannot be that deep, and skips the slow opcode-by-opcode check
@@ -131,7 +138,7 @@ def _layout_from_columns(*columns: object, reading: _Reading) -> object:
     every one), sized and known to the reading as a graph sent as columns is."""
     from gui.model.drawing import layout_columns
 
-    made = layout_columns.unpack_layout(*columns)
+    made = layout_columns.unpack_layout(*columns, most=MAX_EXPANDED)
     _known(made, layout_columns.expanded_size(made), reading)
     return made
 
@@ -194,6 +201,7 @@ def _known(record: object, size: int, reading: _Reading) -> None:
     past :data:`MAX_EXPANDED`, else known to the checks, which do not walk it again."""
     if size > MAX_EXPANDED:
         raise pickle.UnpicklingError("the engine sent a message that expands too far")
+    _built(size, reading)
     reading.sizes[id(record)] = (size, record)
     reading.checked[id(record)] = record
 
@@ -223,6 +231,15 @@ class _Reading:
         # Message objects built and checked as they were read (graphs sent as columns), by
         # identity, each kept alive: :func:`check_fields` does not walk them again.
         self.checked: dict[int, object] = {}
+        # Items the message's calls built so far (see MAX_BUILT).
+        self.built = 0
+
+
+def _built(size: int, reading: _Reading) -> None:
+    """A call of the message built ``size`` more items: refused past :data:`MAX_BUILT`."""
+    reading.built += size
+    if reading.built > MAX_BUILT:
+        raise pickle.UnpicklingError("the engine sent a message that builds too much")
 
 
 def _nested_loads(data: object, depth: int, reading: _Reading) -> object:
@@ -234,7 +251,9 @@ def _nested_loads(data: object, depth: int, reading: _Reading) -> object:
     if _nesting_bytes(data) > reading.covered:
         check_shape(data)  # slow (Python reads every opcode): only when it could matter
     message = _MessageUnpickler(data, depth, reading).load()
-    check_expanded(message, reading.sizes, reading.max_text)
+    size = check_expanded(message, reading.sizes, reading.max_text)
+    if depth:  # (the message itself is no call's)
+        _built(size, reading)
     return message
 
 
@@ -263,18 +282,19 @@ Sizes = dict[int, tuple[int, object]]
 
 def check_expanded(
     message: object, sizes: Sizes | None = None, max_text: int | None = MAX_STR_CHARS
-) -> None:
+) -> int:
     """Refuse a message that would expand to more than :data:`MAX_EXPANDED` items when
     walked (shared sub-lists count each time they are reached): the window walks them.
     ``sizes``: message objects already sized (see :func:`_expanded_size`); this one is
     added. Every whole number in it must be a 64-bit one, every text at most ``max_text``
-    characters long (``None``: any; see :func:`~.wire_tensors.check_atoms`)."""
+    characters long (``None``: any; see :func:`~.wire_tensors.check_atoms`). Returns the size."""
     sizes = {} if sizes is None else sizes
     size = _expanded_size(message, sizes, MAX_EXPANDED, max_text=max_text)
     if size > MAX_EXPANDED:
         raise pickle.UnpicklingError("the engine sent a message that expands too far")
     if hasattr(message, "__dataclass_fields__"):
         sizes[id(message)] = (size, message)
+    return size
 
 
 # Leaves of a message: nothing inside them to walk.
@@ -305,7 +325,7 @@ def _expanded_size(
         if kind in _ATOMS:
             size += 1
             # (check_atoms, inlined: a big answer holds thousands of loose numbers)
-            too_big = kind is int and not -MAX_INT_MAGNITUDE <= value <= MAX_INT_MAGNITUDE  # type: ignore[operator]
+            too_big = kind is int and not SMALLEST_INT <= value <= LARGEST_INT  # type: ignore[operator]
             too_long = kind is str and max_text is not None and len(value) > max_text  # type: ignore[arg-type]
             if too_big or too_long:
                 check_atoms((value,), "a message", max_text)  # (raises, saying which)

@@ -35,10 +35,11 @@ MAX_DIMS = 64
 MAX_OUTPUTS = 2**20
 # What one number of ``tolist()`` can be: float, int, bool or complex (by dtype).
 _NUMBERS = frozenset({float, int, bool, complex})
-# The largest whole number an answer may hold: torch's are 64-bit (a uint64 up to
-# 2**64 - 1). A pickle carries 10**5000 in two kilobytes, which Python cannot even print
-# (past 4,300 digits `str` raises): the window's first render raised on it (round 11).
-MAX_INT_MAGNITUDE = 2**64
+# The whole numbers an answer may hold: torch's are 64-bit (an int64 from -2**63, a uint64
+# up to 2**64 - 1). A pickle carries 10**5000 in two kilobytes, which Python cannot even
+# print (past 4,300 digits `str` raises): the window's first render raised on it (round 11).
+LARGEST_INT = 2**64 - 1
+SMALLEST_INT = -(2**63)
 # The longest text an answer may hold anywhere: explanations and printed chunks are cut to
 # MAX_TEXT_CHARS where they are made, names and labels are far shorter. Qt lays a long
 # line out in quadratic time: 20 MB of label took the window 7 s (round 11).
@@ -51,12 +52,13 @@ def _refuse(what: str) -> pickle.UnpicklingError:
 
 
 def check_atoms(values: Sequence[object], what: str, max_text: int | None = MAX_STR_CHARS) -> None:
-    """Refuse whole numbers past :data:`MAX_INT_MAGNITUDE` and texts past ``max_text``
-    characters (``None``: any length) among ``values`` (``what`` they are, for the
-    message); the other values are not looked at. In C: type lookups, ``max``, ``min``."""
+    """Refuse whole numbers outside :data:`SMALLEST_INT`..:data:`LARGEST_INT` and texts
+    past ``max_text`` characters (``None``: any length) among ``values`` (``what`` they
+    are, for the message); the other values are not looked at. In C: type lookups,
+    ``max``, ``min``."""
     kinds = list(map(type, values))
     ints: list[Any] = list(itertools.compress(values, map(_IS, kinds, itertools.repeat(int))))
-    if ints and (max(ints) > MAX_INT_MAGNITUDE or min(ints) < -MAX_INT_MAGNITUDE):
+    if ints and (max(ints) > LARGEST_INT or min(ints) < SMALLEST_INT):
         raise pickle.UnpicklingError(f"the engine sent {what} with a number past 64 bits")
     if max_text is None:
         return
@@ -106,7 +108,7 @@ def check_tensor_values(shapes: Sequence[tuple[int, ...]], values: Sequence[Any]
     flat_dims = list(itertools.chain.from_iterable(shapes))
     if flat_dims and min(flat_dims) < 0:
         raise _refuse("with a negative dimension")
-    if flat_dims and max(flat_dims) > MAX_INT_MAGNITUDE:
+    if flat_dims and max(flat_dims) > LARGEST_INT:
         raise _refuse("with a dimension past 64 bits")
     by_shape: dict[tuple[int, ...], list[Any]] = {}
     for shape, value in zip(shapes, values, strict=True):

@@ -107,3 +107,18 @@ def test_rows_of_numbers_are_counted_without_being_walked() -> None:
     # number is torch's (round 11: 10**5000 cannot even be printed).
     with pytest.raises(pickle.UnpicklingError, match="64 bits"):
         wire._expanded_size([[10**400, 1.0]], {}, 10**9)
+
+
+@pytest.mark.parametrize("number", [-(2**63), 2**63 - 1, 2**64 - 1])
+def test_every_whole_number_of_torchs_64_bit_types_is_read(number: int) -> None:
+    data = TensorData((1,), "int64", [number])
+    assert wire.loads(pickle.dumps(data)) == data
+    assert wire.loads(pickle.dumps(("loose", number))) == ("loose", number)
+
+
+@pytest.mark.parametrize("number", [-(2**63) - 1, 2**64])
+def test_a_whole_number_one_past_64_bits_is_refused(number: int) -> None:
+    """An int64 starts at -2**63, a uint64 ends at 2**64 - 1: one past is no torch number."""
+    for message in (TensorData((1,), "int64", [number]), ("loose", number)):
+        with pytest.raises(pickle.UnpicklingError, match="64 bits"):
+            wire.loads(pickle.dumps(message))
