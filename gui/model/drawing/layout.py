@@ -25,7 +25,7 @@ from typing import Any
 
 from gui.model.drawing.colors import dominant_value
 from gui.model.drawing.fast_layout import fast_placement
-from gui.model.drawing.limits import dot_is_quick, layout_size
+from gui.model.drawing.limits import quick_for_dot
 from gui.model.result import Graph, GraphNode, NodeFlow, TensorData
 from gui.model.tensor_format import (
     WIDEST_NUMBER,
@@ -507,7 +507,7 @@ def layout_graph(graph: Graph, show_saved: bool = True, use_dot: bool | None = N
     unknown = None if compact else widest_value(graph)  # (title-only boxes show no value)
     sizes = {node.key: node_size(node, compact, unknown) for node in graph.nodes}
     if use_dot is None:
-        use_dot = dot_is_quick(layout_size(graph, show_saved=True))
+        use_dot = quick_for_dot(graph, show_saved=True)
     if not use_dot:
         return _fast_layout(graph, sizes, compact)
     node_attrs = {

@@ -122,6 +122,15 @@ def dot_is_quick(size: LayoutSize) -> bool:
     return size.boxes <= DOT_MAX_BOXES and size.rows_crossed <= DOT_MAX_ROWS_CROSSED
 
 
+def quick_for_dot(graph: Graph, show_saved: bool) -> bool:
+    """``dot_is_quick(layout_size(graph, show_saved))``, without counting rows for a graph
+    past :data:`DOT_MAX_BOXES` boxes: that count was most of the time a 5,000-function
+    graph took to be sent to the layout worker (60 ms), and placed there."""
+    if len(drawn_keys(graph, show_saved)) > DOT_MAX_BOXES:
+        return False
+    return dot_is_quick(layout_size(graph, show_saved))
+
+
 def too_big(graph: Graph, show_saved: bool) -> Explanation | None:
     """Why ``graph`` is not drawn, in plain words, or ``None`` when it is small enough."""
     boxes = len(drawn_keys(graph, show_saved))

@@ -40,7 +40,7 @@ from gui.model.drawing.layout import (
     node_title,
     text_width,
 )
-from gui.model.drawing.limits import dot_is_quick, layout_size
+from gui.model.drawing.limits import quick_for_dot
 from gui.model.drawing.paint import (
     BEYOND_TEXT,
     CellStrip,
@@ -312,7 +312,7 @@ def render_svg(
         The SVG text. Graphs above :data:`~gui.model.drawing.layout.COMPACT_NODE_LIMIT` nodes get
         title-only boxes and no edge labels so they still render in seconds.
     """
-    if dot_is_quick(layout_size(graph, show_saved=True)):
+    if quick_for_dot(graph, show_saved=True):
         g = read_dot(svg_dot(graph, step, leaf_grads, shown_step, locked_scale))
         # layout() then draw() rather than draw(prog="dot"): the latter prints a "may take
         # a long time" warning to stderr for graphs over 1000 nodes.

@@ -24,6 +24,7 @@ from gui.model.drawing.collapse import (
     default_collapsed,
     depth_collapsed,
     drawn_result,
+    draws_whole,
     group_key,
     group_view,
 )
@@ -476,3 +477,30 @@ def test_an_unrolled_loop_without_names_folds_into_its_steps() -> None:
         shown = node_gradient(box, step, {})
         assert shown is not None and kept[t].grad is not None
         assert torch.allclose(torch.tensor(shown.values), kept[t].grad, atol=1e-6)
+
+
+def test_a_graph_known_to_be_drawn_whole_is_drawn_whole() -> None:
+    """``draws_whole`` is what lets a big graph's layout start before its module tree: it
+    must never say so of a graph the grouping would fold."""
+    loop = run_program(RunRequest(Program(code=RNN))).graph
+    layers = [nn.Linear(4, 4) for _ in range(BIG_GRAPH_FUNCTIONS)]
+    big_model, x = nn.Sequential(*layers), torch.randn(2, 4)
+    model = explored(big_model, x).graph
+    small = explored(*mlp()).graph
+    assert loop is not None and model is not None and small is not None
+    tree = module_tree(loop)
+    folded = GroupChoice(depth_collapsed(tree, 2), tree.paths)
+    for graph, choice, whole in (
+        (loop, AUTOMATIC, True),
+        (loop, GroupChoice(frozenset(), tree.paths), True),
+        (loop, folded, False),  # the steps folded by choice
+        (model, AUTOMATIC, False),  # named modules: the automatic choice folds a big one
+        (small, AUTOMATIC, False),  # (named, though too small to fold: not known without it)
+    ):
+        assert draws_whole(graph, choice) is whole
+        drawn = group_view(graph, choice)
+        if whole:
+            assert drawn is None or drawn.graph is graph
+    folded_model = group_view(model, AUTOMATIC)
+    assert folded_model is not None and folded_model.graph is not model  # it did fold
+    assert not draws_whole(None, AUTOMATIC)

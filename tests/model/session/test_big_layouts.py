@@ -3,7 +3,8 @@
 A graph past Graphviz's quick range is laid out by the app's own layout in the worker,
 which takes up to a second or so for thousands of boxes. The run's result is shown at once
 (every other panel has its numbers) with ``laying_out`` saying how many boxes are being
-placed; the layout is a request of its own, and its arrival shows the picture.
+placed; the layout, asked for as soon as the run is read, is taken by a request of its own,
+and its arrival shows the picture.
 """
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ def test_a_big_graph_shows_its_numbers_then_its_picture() -> None:
     assert snap.graph is not None and snap.layout is None
     assert snap.laying_out == 802 and not snap.running
     assert snap.leaf_grads["w"] is not None  # the other panels have their numbers
-    assert worker.asked == [] and len(dispatcher.pending) == 1  # the layout, asked next
+    # The layout was asked for at once, on a thread of its own (LayoutCache.start); the
+    # session's own request, next, takes it rather than asking again.
+    assert worker.asked in ([], ["chain-800"]) and len(dispatcher.pending) == 1
     dispatcher.finish_one()
     snap = session.snapshot
     assert snap.layout is not None and snap.layout.fast and snap.laying_out is None

@@ -100,6 +100,82 @@ def test_a_cancelled_layout_is_not_remembered() -> None:
     assert worker.asked == ["chain-3", "chain-3"]
 
 
+class HeldWorker(FakeWorker):
+    """A worker whose answers wait until ``release`` is set, and which gives up (as the
+    real one does once interrupted) when its ``cancelled`` turns true meanwhile."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = threading.Event()
+        self.gave_up = threading.Event()
+
+    def layout(
+        self, graph: Graph, show_saved: bool, cancelled: Callable[[], bool] = lambda: False
+    ) -> GraphLayout:
+        self.asked.append(graph.structure_key)
+        while not self.release.wait(0.005):
+            if cancelled():
+                self.gave_up.set()
+                raise LayoutCancelled
+        return layout_graph(graph, show_saved)
+
+
+def test_a_layout_asked_for_ahead_is_taken_not_asked_again() -> None:
+    worker = HeldWorker()
+    cache = LayoutCache(process=worker)  # type: ignore[arg-type]
+    graph = chain_graph(600)
+    assert cache.takes_a_while(graph, False)
+    cache.start(graph, False, lambda: False)
+    cache.start(graph, False, lambda: False)  # asked already: nothing more
+    got: queue.Queue[object] = queue.Queue()
+    waiting = threading.Thread(target=lambda: got.put(cache.get(graph, False)))
+    waiting.start()
+    time.sleep(0.05)
+    assert got.empty()  # waits for the request in flight
+    worker.release.set()
+    waiting.join(5)
+    assert got.get_nowait() == layout_graph(graph, False)
+    assert worker.asked == ["chain-600"]
+    assert not cache.takes_a_while(graph, False)
+
+
+def test_a_layout_asked_for_ahead_and_given_up_is_asked_again_by_get() -> None:
+    worker = HeldWorker()
+    cache = LayoutCache(process=worker)  # type: ignore[arg-type]
+    graph, given_up = chain_graph(600), threading.Event()
+    cache.start(graph, False, given_up.is_set)
+    given_up.set()  # newer code: the request ahead is given up, nothing remembered
+    assert worker.gave_up.wait(5)
+    worker.release.set()
+    assert cache.get(graph, False) == layout_graph(graph, False)
+    assert worker.asked == ["chain-600", "chain-600"]
+
+
+def test_waiting_for_a_layout_asked_for_ahead_stops_when_it_is_not_wanted() -> None:
+    worker = HeldWorker()
+    cache = LayoutCache(process=worker)  # type: ignore[arg-type]
+    graph, outdated = chain_graph(600), threading.Event()
+    cache.start(graph, False, outdated.is_set)
+    threading.Timer(0.05, outdated.set).start()
+    started = time.monotonic()
+    with pytest.raises(LayoutCancelled):
+        cache.get(graph, False, outdated.is_set)
+    assert time.monotonic() - started < 2
+    worker.release.set()
+
+
+def test_a_layout_asked_for_ahead_that_failed_says_why_once() -> None:
+    worker = FakeWorker()
+    worker.fail_with = crashed()
+    cache = LayoutCache(process=worker)  # type: ignore[arg-type]
+    cache.start(chain_graph(600), False, lambda: False)
+    for _ in range(2):
+        with pytest.raises(LayoutUnavailable) as failed:
+            cache.get(chain_graph(600), False)
+        assert failed.value.explanation.kind == LAYOUT_CRASHED
+    assert worker.asked == ["chain-600"]
+
+
 def test_the_cache_stays_bounded() -> None:
     worker = FakeWorker()
     cache = LayoutCache(size=4, process=worker)  # type: ignore[arg-type]
