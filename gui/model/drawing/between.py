@@ -93,10 +93,24 @@ def _place_tails(
 ) -> None:
     """Rule 4 (see the module docstring), for ``pending``, in data-flow order."""
     mirrors: dict[Path, set[tuple[str, tuple[str, ...], Path]]] = {}
+    # The nodes in each block (every prefix of their path), kept as nodes are placed: a
+    # scan of every node per block was most of a 60-layer transformer's module tree.
+    members: dict[Path, list[str]] = {}
+
+    def add(key: str, path: Path) -> None:
+        for n in range(1, len(path) + 1):
+            members.setdefault(path[:n], []).append(key)
+
+    for key, path in module.items():
+        add(key, path)
+    # Blocks by their parent: a block's siblings are among them.
+    by_parent: dict[Path, list[Path]] = {}
+    for each in blocks:
+        by_parent.setdefault(each[:-1], []).append(each)
 
     def mirrored_in(block: Path) -> set[tuple[str, tuple[str, ...], Path]]:
         # What each op of ``block`` is, what its inputs in the block are, and where in
-        # the block it lies.
+        # the block it lies (as the block holds them when first asked).
         found = mirrors.get(block)
         if found is None:
             n = len(block)
@@ -104,10 +118,9 @@ def _place_tails(
                 (
                     _kind(key),
                     tuple(sorted(_kind(s) for s in inputs[key] if module.get(s, ())[:n] == block)),
-                    path[n:],
+                    module[key][n:],
                 )
-                for key, path in module.items()
-                if path[:n] == block
+                for key in members.get(block, ())
             }
         return found
 
@@ -120,17 +133,13 @@ def _place_tails(
             block = block[:-1]
         if not block:
             continue
-        siblings = [
-            p
-            for p in blocks
-            if len(p) == len(block) and p[:-1] == block[:-1] and p != block
-            and shapes[p] == shapes[block]
-        ]  # fmt: skip
+        siblings = [p for p in by_parent[block[:-1]] if p != block and shapes[p] == shapes[block]]
         own = (_kind(key), tuple(sorted(_kind(s) for s in ins)))
         for sibling in siblings:
             where = [p for kind, fed, p in mirrored_in(sibling) if (kind, fed) == own]
             if where:
                 module[key] = block + min(where, key=len)
+                add(key, module[key])
                 break
 
 
