@@ -1,8 +1,9 @@
 """Every item of one graph structure: built once into the scene, then fed texts and colours.
 
 :class:`GraphItems` creates the boxes, edges, edge labels and saved-tensor links of one
-structure, places the edge labels where they cover nothing (a big graph's once they can
-be read), and afterwards only updates what each item shows. What a box or edge shows
+structure (a big graph's boxes and edges as they first come into view or are read, see
+:class:`BuiltOnRead`), places the edge labels where they cover nothing (a big graph's once
+they can be read), and afterwards only updates what each item shows. What a box or edge shows
 comes from the same helpers as the SVG export (:mod:`gui.model.drawing.paint`,
 :func:`gui.model.drawing.layout.node_lines`).
 
