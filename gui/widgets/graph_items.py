@@ -255,6 +255,7 @@ class GraphItems:
         for position in self._stroke_areas.overlapping(on_screen):
             position = strokes[position]
             edges.at(position).refresh(feed.stroke(edges.key_at(position)))
+        self._make_links(on_screen)
 
     def settle(self, on_screen: Area) -> None:
         """Make what the items coming into view (within ``on_screen``) show, before they
@@ -273,8 +274,7 @@ class GraphItems:
             edge_item = self.edges.at(self._strokes[position])
             if edge_item.pending:
                 edge_item.settle()
-        for position in self._link_areas.overlapping(on_screen):  # (no numbers to settle)
-            self.edges.at(self._links[position])
+        self._make_links(on_screen)
         pending = self._pending  # edge labels (boxes and strokes hold the feed)
         done = []
         for key, item in pending.items():
@@ -285,6 +285,13 @@ class GraphItems:
                 done.append(key)
         for key in done:
             del pending[key]
+
+    def _make_links(self, on_screen: Area | None) -> None:
+        """Make the constant links within ``on_screen`` (``None``: all) that are not made
+        yet: they take no numbers, so a tick does not touch them otherwise, and the view's
+        settle after the tick's own sorting out finds nothing new in the same view."""
+        for position in self._link_areas.overlapping(on_screen):
+            self.edges.at(self._links[position])
 
     def keys_in_view(self, on_screen: Area) -> frozenset[str]:
         """The nodes whose numbers the items within ``on_screen`` show: each box's, and

@@ -11,6 +11,7 @@ from pytestqt.qtbot import QtBot
 from gui.model.drawing.layout import COMPACT_NODE_LIMIT, node_lines
 from gui.model.drawing.paint import box_fill, edge_stroke, gradients
 from gui.model.session import Session, Snapshot
+from gui.widgets.edge_item import edge_area
 from gui.widgets.graph_items import GraphItems
 from gui.widgets.graph_panel import GraphPanel
 from gui.widgets.scene_style import overlaps
@@ -159,3 +160,31 @@ def test_the_area_index_finds_what_overlaps_as_the_scene_style_does() -> None:
         assert index.overlapping(view) == expected
     assert index.overlapping(None) == [0, 1, 2]
     assert AreaIndex([]).overlapping((0.0, 0.0, 1.0, 1.0)) == []
+
+
+def test_a_tick_makes_the_constant_links_in_view_before_the_view_paints(
+    qtbot: QtBot, session: Session
+) -> None:
+    """A tick sorts out what is in view and the view's next settle, in the same view, has
+    nothing more to do: the links in view (no numbers to take) are made by the tick too."""
+    session.set_code(BIG_CHAIN)
+    snapshot = session.snapshot
+    graph, layout, grads = snapshot.graph, snapshot.layout, snapshot.paint
+    assert graph is not None and layout is not None and layout.compact and grads is not None
+    scene = QGraphicsScene()
+    items = GraphItems(scene, graph, layout)
+    assert len(scene.items()) == len(items.links)  # nothing made yet
+    top = min(box.top for box in layout.nodes.values())
+    view = (-1e4, top, 1e4, top + 400.0)
+    items.update(graph, snapshot.graph_step, grads, view)
+    items.settle(view)  # the same view: nothing to sort out again
+    links = [i for i, edge in enumerate(graph.edges) if edge.kind == "constant"]
+    in_view = [
+        i
+        for i in links
+        if i in items.edges and overlaps(edge_area(layout.edges[i], layout.arrows.get(i)), view)
+    ]
+    assert in_view
+    made = {item.index for item in items.edges.built()}
+    assert set(in_view) <= made
+    assert len(made) < len(items.edges) // 4
