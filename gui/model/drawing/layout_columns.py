@@ -90,12 +90,17 @@ def _pairs(flat: list[float]) -> list[tuple[float, float]]:
     return list(zip(flat[0::2], flat[1::2], strict=True))
 
 
-def unpack_layout(*columns: object) -> GraphLayout:
+def unpack_layout(*columns: object, most: int | None = None) -> GraphLayout:
     """The layout of ``columns``, every column checked first (else
-    ``pickle.UnpicklingError``)."""
+    ``pickle.UnpicklingError``); ``most``: the most items (as :func:`expanded_size` counts
+    them) it may have, refused from the columns' lengths before any number is read."""
     if len(columns) != 8:
         raise _refuse("a layout with other columns")
     keys, boxes, numbers, counts, points, arrow_numbers, arrows, fields = columns
+    if most is not None and _size_from_lengths(columns) > most:
+        # A 256 MB reply of points is 32 million numbers and 16 million pairs: 3 GB and
+        # ten seconds before the count was refused (red team, round 17).
+        raise _refuse("a layout that expands too far")
     if type(keys) is not tuple or not all(type(key) is str for key in keys):
         raise _refuse("node keys that are not texts")
     if len(set(keys)) != len(keys):
@@ -145,12 +150,28 @@ def unpack_layout(*columns: object) -> GraphLayout:
     )
 
 
+def _size_from_lengths(columns: tuple[object, ...]) -> int:
+    """:func:`expanded_size` of the layout ``columns`` would make, from their lengths
+    (a column of another type counts nothing: it is refused when read)."""
+    keys, _, numbers, _, points, arrow_numbers, _, _ = columns
+
+    def count(column: object, size: int) -> int:
+        return len(column) // size if type(column) is bytes or type(column) is tuple else 0
+
+    nodes, edges = count(keys, 1), count(numbers, 8)
+    return _size(nodes, edges, count(points, 16), count(arrow_numbers, 8))
+
+
+def _size(nodes: int, edges: int, points: int, arrows: int) -> int:
+    return 8 + 6 * nodes + 2 * edges + 3 * points + 4 * arrows
+
+
 def expanded_size(layout: GraphLayout) -> int:
     """How many items walking ``layout`` reaches, as the careful reader counts a message
     (:func:`gui.model.wire.check_expanded`): its fields, each box with its numbers, each
     route's points and each arrowhead."""
     points = sum(map(len, layout.edges.values()))
-    return 8 + 6 * len(layout.nodes) + 2 * len(layout.edges) + 3 * points + 4 * len(layout.arrows)
+    return _size(len(layout.nodes), len(layout.edges), points, len(layout.arrows))
 
 
 def _layout_reduced(layout: GraphLayout) -> tuple[Any, ...]:
