@@ -86,13 +86,15 @@ class LayoutCache:
         """Ask the worker for the layout of ``graph`` now, on a thread of this call's own,
         for :meth:`get` to take: a big graph's layout starts as soon as its run is read,
         while the window shows its numbers (about 0.1 s sooner than a request made after
-        them). Nothing is asked if the layout is known or asked for already; a request
+        them). Nothing is asked if the layout is known, or while another asked for ahead
+        is on its way (a slider dragged through a new structure on every tick would line
+        up one per tick: :meth:`get` asks for those when wanted, as before); a request
         ``cancelled()`` gave up leaves :meth:`get` to ask again."""
         if graph is None or not graph.nodes:
             return
         key = (graph.structure_key, show_saved)
         with self._lock:
-            if key in self._layouts or key in self._coming:
+            if key in self._layouts or self._coming:
                 return
             done = self._coming[key] = threading.Event()
 

@@ -127,6 +127,7 @@ def test_a_layout_asked_for_ahead_is_taken_not_asked_again() -> None:
     assert cache.takes_a_while(graph, False)
     cache.start(graph, False, lambda: False)
     cache.start(graph, False, lambda: False)  # asked already: nothing more
+    cache.start(chain_graph(700), False, lambda: False)  # one ahead at a time: not asked
     got: queue.Queue[object] = queue.Queue()
     waiting = threading.Thread(target=lambda: got.put(cache.get(graph, False)))
     waiting.start()
