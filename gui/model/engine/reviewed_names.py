@@ -306,6 +306,8 @@ NUMPY_REVIEWED: tuple[str, ...] = (
 NUMPY_RANDOM: tuple[str, ...] = (
     "seed", "rand", "randn", "random", "random_sample", "randint", "normal", "uniform",
     "choice", "shuffle", "permutation", "standard_normal", "default_rng",
+    # mixup's `lam = np.random.beta(alpha, alpha)`: a sampler like `normal`, same generator.
+    "beta",
 )  # fmt: skip
 NDARRAY_METHODS: tuple[str, ...] = (
     "sum", "prod", "mean", "std", "var", "max", "min", "argmax", "argmin", "argsort", "sort",
@@ -323,11 +325,11 @@ GENERATOR_METHODS: tuple[str, ...] = (
 )
 RANDOM_STATE_METHODS: tuple[str, ...] = (
     "seed", "rand", "randn", "random", "random_sample", "randint", "normal", "uniform",
-    "choice", "shuffle", "permutation", "standard_normal",
+    "choice", "shuffle", "permutation", "standard_normal", "beta",
 )  # fmt: skip
 NUMPY_GENERATOR_METHODS: tuple[str, ...] = (
     "random", "normal", "uniform", "integers", "choice", "permutation", "shuffle",
-    "standard_normal",
+    "standard_normal", "beta",
 )  # fmt: skip
 
 PLAIN_TYPES_WITH_METHODS: tuple[type, ...] = (

@@ -13,6 +13,11 @@ from __future__ import annotations
 import ast
 import re
 
+from gui.model.explain.custom_functions import (
+    custom_grad_count,
+    custom_grad_shape,
+    gradcheck_precision,
+)
 from gui.model.explain.grad_switches import flag_receiver
 from gui.model.explain.graph_cuts import history
 from gui.model.explain.hooked_inplace import hooked_inplace
@@ -447,30 +452,6 @@ def _hook_no_grad(f: Found) -> Advice:
     )
 
 
-def _custom_grad_count(f: Found) -> Advice:
-    fn = re.sub(r"Backward$", "", f.group("fn"))
-    want, got = f.group("want"), f.group("got")
-    return Advice(
-        f"`{fn}.backward` must return one gradient for each input of `{fn}.forward` (after "
-        f"`ctx`): forward takes {want}, backward returned {got}.",
-        f"Return {want} values from `backward`, in the order of forward's inputs; return "
-        "`None` for an input that needs no gradient (a number, a flag).",
-    )
-
-
-def _custom_grad_shape(f: Found) -> Advice:
-    fn = re.sub(r"Backward$", "", f.group("fn"))
-    index, got, want = f.group("index"), f.group("got"), f.group("want")
-    return Advice(
-        f"`{fn}.backward` returned a gradient of shape [{got}] for input {index} of "
-        f"`{fn}.forward`, which has shape [{want}]: each gradient must have its input's "
-        "shape (one number per input number).",
-        f"Give the gradient for input {index} the shape [{want}], e.g. by broadcasting the "
-        "incoming gradient back over the dimension forward reduced "
-        "(`grad_output.unsqueeze(1).expand(...)`).",
-    )
-
-
 _UNCALLED_PARAMETERS = re.compile(r"\.parameters\b(?!\s*\()")
 _UNCALLED_MODE = re.compile(r"\b(?:torch\.)?(no_grad|enable_grad|inference_mode)\b(?!\s*\()")
 
@@ -557,14 +538,20 @@ AUTOGRAD_RULES: tuple[Rule, ...] = (
             r"function (?P<fn>\w+) returned an incorrect number of gradients \(expected "
             r"(?P<want>\d+), got (?P<got>\d+)\)",
             "",
-            _custom_grad_count,
+            custom_grad_count,
+        ),
+        (
+            "gradcheck-precision",
+            r"^Jacobian mismatch for output \d+ with respect to input \d+",
+            "GradcheckError",
+            gradcheck_precision,
         ),
         (
             "custom-grad-shape",
             r"Function (?P<fn>\w+) returned an invalid gradient at index (?P<index>\d+) - got "
             r"\[(?P<got>[\d, ]*)\] but expected shape compatible with \[(?P<want>[\d, ]*)\]",
             "",
-            _custom_grad_shape,
+            custom_grad_shape,
         ),
         (
             "non-leaf-requires-grad",
@@ -596,5 +583,11 @@ AUTOGRAD_WARNING_RULES: tuple[Rule, ...] = rule_table(
         r"To copy construct from a tensor, it is recommended to use sourceTensor",
         "",
         _copy_construct,
+    ),
+    (
+        "gradcheck-precision",
+        r"^Input #\d+ requires gradient and is not a double precision floating point",
+        "",
+        gradcheck_precision,
     ),
 )

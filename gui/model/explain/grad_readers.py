@@ -134,3 +134,75 @@ def asking_for_grad(made: Made) -> str:
     simple = isinstance(value, ast.Call | ast.Name | ast.Attribute | ast.Subscript)
     asked = f"{text}.requires_grad_()" if simple else f"({text}).requires_grad_()"
     return f" (`{text}` becomes `{asked}`, still a leaf)"
+
+
+_OPTIMIZERS = frozenset(
+    {
+        "SGD", "Adam", "AdamW", "LBFGS", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",
+        "RAdam", "ASGD", "Rprop", "SparseAdam", "Adafactor",
+    }
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Optimized:
+    """``name``, listed by hand in an optimizer (``optim.LBFGS([input_img])``), made by
+    ``made`` without ``requires_grad``: what the program means to train, and cannot."""
+
+    name: str
+    made: Made
+    optimizer: Made  # the statement that makes the optimizer
+
+
+def _listed_tensors(value: ast.expr | None) -> list[str]:
+    """``[a, b]`` in ``torch.optim.Adam([a, b], lr=...)``: the names listed, as written."""
+    if not isinstance(value, ast.Call) or not value.args:
+        return []
+    func = value.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    listed = value.args[0]
+    if name not in _OPTIMIZERS or not isinstance(listed, ast.List | ast.Tuple):
+        return []
+    return [e.id for e in listed.elts if isinstance(e, ast.Name)]
+
+
+def _asks_for_grad(program: str | None, tree: ast.Module, name: str, line: int) -> bool:
+    """``name.requires_grad_()`` or ``name.requires_grad = True`` before ``line``."""
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", line) >= line:
+            continue
+        target = node.func if isinstance(node, ast.Call) else node
+        if isinstance(node, ast.Assign):
+            target = node.targets[0]
+        if (
+            isinstance(target, ast.Attribute)
+            and target.attr in ("requires_grad_", "requires_grad")
+            and isinstance(target.value, ast.Name)
+            and target.value.id == name
+        ):
+            return True
+    return False
+
+
+def optimized_without_grad(program: str | None, loss: str, line: int | None) -> Optimized | None:
+    """The first tensor ``loss`` is computed from that the program hands to an optimizer by
+    name (``optim.LBFGS([input_img])``), made without asking for its gradient."""
+    from gui.model.explain.graph_cuts import history  # (graph_cuts imports this module's kin)
+
+    tree = program_tree(program)
+    if tree is None or line is None or not loss.isidentifier():
+        return None
+    texts = [m.text for m in history(program, loss, line)]
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign) or node.lineno >= line:
+            continue
+        for name in _listed_tensors(node.value):
+            made = made_before(program, name, node.lineno)
+            if made is None or "requires_grad" in made.text or "Parameter(" in made.text:
+                continue
+            if _asks_for_grad(program, tree, name, line):
+                continue
+            if any(_reads_name(text, name) for text in texts):
+                optimizer = Made("", node.lineno, segment(program, node), node.value, node)
+                return Optimized(name, made, optimizer)
+    return None

@@ -2,7 +2,8 @@
 given to ``nn.BCELoss`` (which takes probabilities), whole-number labels of the same shape
 as the scores given to ``nn.CrossEntropyLoss`` (read as class probabilities), a recurrent
 layer's starting state of the wrong shape or form (a pair for a GRU, one tensor for an
-LSTM), and token ids that are not whole numbers. No torch, no Qt.
+LSTM), token ids that are not whole numbers, and ``nn.KLDivLoss`` left with its default
+``reduction='mean'`` (a warning). No torch, no Qt.
 """
 
 from __future__ import annotations
@@ -284,5 +285,53 @@ RNN_STATE_RULES: tuple[Rule, ...] = (
         re.compile(r"^index 1 is out of bounds for dimension 0 with size \d{1,6}$"),
         frozenset({"IndexError"}),
         _lstm_given_one_tensor,
+    ),
+)
+
+
+def _kldiv_call(f: Found) -> tuple[str, Made | None]:
+    """The KL loss the line calls, as written (``criterion`` or ``F.kl_div``), and the
+    statement that made it when it is a name bound to ``nn.KLDivLoss(...)``."""
+    tree = line_tree(f.context.source_line)
+    text = (f.context.source_line or "").strip()
+    for node in ast.walk(tree) if tree is not None else ():
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        func = node.func
+        if isinstance(func, ast.Name):
+            made = made_before(f.context.program, func.id, f.line)
+            if made is not None and "KLDivLoss" in made.text:
+                return func.id, made
+        name = func.attr if isinstance(func, ast.Attribute) else ""
+        if name in ("kl_div", "KLDivLoss"):
+            return ast.get_source_segment(text, func) or name, None
+    return "F.kl_div", None
+
+
+def kldiv_mean(f: Found) -> Advice:
+    """``reduction: 'mean' divides the total loss by both the batch size and the support
+    size``: ``nn.KLDivLoss()`` with its default reduction."""
+    called, made = _kldiv_call(f)
+    if made is not None:
+        where = f"`{called}` (line {made.line}: `{made.text}`)"
+        fix = f'`{called} = nn.KLDivLoss(reduction="batchmean")`'
+    else:
+        where = f"`{called}`"
+        fix = f'`{called}(..., reduction="batchmean")`'
+    return Advice(
+        f"{where} uses the default `reduction='mean'`: it averages over every number of the "
+        "input, examples times classes, so the loss is the KL divergence per example divided "
+        "once more by the number of classes (and its gradients are that much smaller). "
+        "`'batchmean'` adds up each example's terms and averages over the batch only, which "
+        "is the KL divergence as defined (what distillation's `T * T` scaling assumes).",
+        f"Ask for it: {fix}; the numbers change by a factor of the number of classes.",
+    )
+
+
+LOSS_WARNING_RULES: tuple[Rule, ...] = (
+    Rule(
+        "kldiv-mean",
+        kldiv_mean,
+        re.compile(r"^reduction: 'mean' divides the total loss by both the batch size and"),
     ),
 )

@@ -17,12 +17,13 @@ import re
 from collections.abc import Sequence
 
 from gui.model.explain.autograd_rules import AUTOGRAD_RULES, AUTOGRAD_WARNING_RULES
-from gui.model.explain.loss_inputs import RNN_STATE_RULES
+from gui.model.explain.loss_inputs import LOSS_WARNING_RULES, RNN_STATE_RULES
+from gui.model.explain.pick_and_resample import PICK_AND_RESAMPLE_RULES
 from gui.model.explain.python_rules import PYTHON_RULES, RUNAWAY_TEXT
 from gui.model.explain.rule_types import Advice, ErrorContext, Rule
 from gui.model.explain.step_note_rules import STEP_WARNING_RULES
 from gui.model.explain.torch_rules import TORCH_RULES, WARNING_RULES
-from gui.model.explain.training_rules import TRAINING_RULES
+from gui.model.explain.training_rules import TRAINING_RULES, TRAINING_WARNING_RULES
 from gui.model.result import Explanation
 
 RUNAWAY_REASONS: frozenset[str] = frozenset(RUNAWAY_TEXT)
@@ -31,6 +32,7 @@ RUNAWAY_REASONS: frozenset[str] = frozenset(RUNAWAY_TEXT)
 EXCEPTION_RULES: tuple[Rule, ...] = (
     *TRAINING_RULES,
     *TORCH_RULES,
+    *PICK_AND_RESAMPLE_RULES,
     *RNN_STATE_RULES,
     *AUTOGRAD_RULES,
     *PYTHON_RULES,
@@ -39,6 +41,8 @@ ALL_WARNING_RULES: tuple[Rule, ...] = (
     *WARNING_RULES,
     *AUTOGRAD_WARNING_RULES,
     *STEP_WARNING_RULES,
+    *LOSS_WARNING_RULES,
+    *TRAINING_WARNING_RULES,
 )
 
 # A shared default instead of a call in the signature (ErrorContext is frozen, so sharing is safe).

@@ -104,6 +104,17 @@ def _grad_none(f: Found) -> Advice:
             f"To keep it, call `{n}.retain_grad()` right after line {computed[0]}, before the "
             "backward; or read the gradient of the leaf it is computed from.",
         )
+    ran = earlier_backwards(ctx.program, f.line)
+    if n in ctx.constants and ran:
+        origin = made_before(ctx.program, n, f.line)
+        where = f" on line {origin.line} (`{origin.text}`)" if origin is not None else ""
+        return Advice(
+            f"`{n}.grad` is None because `{n}` does not require grad: it was made{where} "
+            f"without `requires_grad=True`, so the backward on line {ran[-1].line} computed "
+            f"gradients only for what does (a model's weights) and none for `{n}`.",
+            f"Ask for its gradient before the forward pass that uses it: "
+            f"`{n}.requires_grad = True` (or `{n}.requires_grad_()`) right after it is made.",
+        )
     cleared = zero_grad_between(ctx.program, f.line)
     if cleared is not None:
         line, text = cleared

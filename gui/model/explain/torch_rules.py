@@ -29,7 +29,11 @@ from gui.model.explain.distribution_args import (
     matrix_expected,
 )
 from gui.model.explain.dtype_hints import integer_leaf
-from gui.model.explain.grad_readers import asking_for_grad, trained_without_grad
+from gui.model.explain.grad_readers import (
+    asking_for_grad,
+    optimized_without_grad,
+    trained_without_grad,
+)
 from gui.model.explain.grad_switches import reads
 from gui.model.explain.graph_cuts import find_cut, history
 from gui.model.explain.inplace_sites import (
@@ -537,6 +541,17 @@ def _no_grad_fn(f: Found) -> Advice:
         without = _made_without_grad(f, name)
         if without is not None:
             return without
+    optimized = optimized_without_grad(f.context.program, n, f.line)
+    if optimized is not None:
+        o, made, step = optimized.name, optimized.made, optimized.optimizer
+        return Advice(
+            "`backward()` follows a tensor's `grad_fn` back to the leaves that require grad. "
+            f"`{o}` is what line {step.line} (`{step.text}`) sets out to train, and `{n}` is "
+            f"computed from it, but `{o}` was made on line {made.line} (`{made.text}`) "
+            "without `requires_grad=True`, so torch recorded nothing to differentiate.",
+            f"Ask for the gradient of `{o}` before it is used: `{o}.requires_grad_(True)` "
+            f"right after line {made.line}{asking_for_grad(made)}.",
+        )
     cut = find_cut(f.context.program, n, f.line)
     if cut is not None:
         return Advice(
