@@ -73,7 +73,8 @@ _SLICE = (pickletools.markobject, pickletools.stackslice)
 @functools.cache
 def _message_classes(modules: tuple[types.ModuleType, ...]) -> dict[tuple[str, str], type]:
     """The classes a message may hold, by (module, qualified name), as pickle names them:
-    the dataclasses defined in ``modules``."""
+    the dataclasses defined in ``modules``, each given :func:`_fields_of_a_record` as its
+    way to take the state a message gives it."""
     found: dict[tuple[str, str], type] = {}
     for module in modules:
         for value in vars(module).values():
@@ -83,7 +84,35 @@ def _message_classes(modules: tuple[types.ModuleType, ...]) -> dict[tuple[str, s
                 and value.__module__ == module.__name__
             ):
                 found[(module.__name__, value.__qualname__)] = value
+                if "__setstate__" not in vars(value):
+                    value.__setstate__ = _fields_of_a_record  # type: ignore[attr-defined]
     return found
+
+
+def _fields_of_a_record(record: object, state: object) -> None:
+    """A message class's ``__setstate__``: a record's fields, as pickle's own BUILD sets
+    them, and nothing else.
+
+    Pickle's own BUILD sets attributes on whatever the message gives it: given one of the
+    message classes themselves (``GLOBAL`` then ``BUILD`` with a "slot state"), it set
+    that class's attributes in the window for good (``TensorData.numel``, ``__eq__``...;
+    red team, round 17). Called on a class, this takes the state alone and refuses it.
+    A record's fields are set once, on the empty record pickle made: a second BUILD on a
+    record made and checked from columns (a graph, a step) replaced its fields with
+    unchecked ones, which the message checks then skipped (it was known as checked).
+    """
+    if type(state) is not dict or isinstance(record, type) or record.__dict__:
+        raise pickle.UnpicklingError("the engine sent a record whose state is not its fields")
+    record.__dict__.update(state)
+
+
+class _Call(functools.partial):
+    """A call a message may make (a reader's own function, its arguments bound), which
+    the message cannot change: pickle's BUILD on a ``functools.partial`` replaces its
+    function, arguments and keywords (``depth`` of a nested ``loads``...)."""
+
+    def __setstate__(self, state: object) -> None:
+        raise pickle.UnpicklingError("the engine sent a message that changes a reader's call")
 
 
 class _MessageUnpickler(pickle.Unpickler):
@@ -100,16 +129,16 @@ class _MessageUnpickler(pickle.Unpickler):
             return found
         if (module, name) == _GRAPH_COLUMNS and result in self._reading.modules:
             # A graph sent as columns (``Graph.__reduce__``): checked column by column.
-            return functools.partial(_graph_from_columns, reading=self._reading)
+            return _Call(_graph_from_columns, reading=self._reading)
         if (module, name) == _STEP_COLUMNS and result in self._reading.modules:
-            return functools.partial(_step_from_columns, reading=self._reading)
+            return _Call(_step_from_columns, reading=self._reading)
         if (module, name) == LAYOUT_COLUMNS:
             # A layout sent as columns (the layout worker's answer): checked column by
             # column. (Imported here: the engine's readers never need the drawing code.)
             from gui.model.drawing import layout
 
             if layout in self._reading.modules:
-                return functools.partial(_layout_from_columns, reading=self._reading)
+                return _Call(_layout_from_columns, reading=self._reading)
         if (module, name) == ("builtins", "complex"):
             # A complex number (a complex tensor's values): pickle makes it by calling
             # complex(real, imag), which makes only a number (a string it parses, bounded
@@ -118,7 +147,7 @@ class _MessageUnpickler(pickle.Unpickler):
         if (module, name) in (("_pickle", "loads"), ("pickle", "loads")):
             # The child sends a result it already pickled (to measure it) as the call
             # ``loads(those bytes)``: read them the same careful way.
-            return functools.partial(_nested_loads, depth=self._depth + 1, reading=self._reading)
+            return _Call(_nested_loads, depth=self._depth + 1, reading=self._reading)
         raise pickle.UnpicklingError(
             f"the engine sent {module}.{name}, which is not one of its message types"
         )

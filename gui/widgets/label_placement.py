@@ -26,6 +26,13 @@ from gui.widgets.scene_style import Area, overlaps
 # Where along an edge its label may go, most wanted first; each on the right, then left.
 LABEL_SPOTS = (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8)
 _UNBOUNDED = 1 << 30  # a limit no count reaches: the first spot tried is always the best yet
+# How many things near their spots a structure's labels may look at in all (a lookup
+# reads every thing in the cells it covers). Where edges crowd, each label looked at every
+# other: a program's ``torch.cat([x * w] * 3000)`` drew 3,000 edges between the same two
+# boxes, and placing their labels froze the window for over two minutes (red team, round
+# 17). Past this budget the remaining labels take their first spot, as they would on a
+# crowded spot anyway: placing is then linear in the labels.
+MAX_LOOKED_AT = 500_000
 
 
 def _label_budget(edge: GraphEdge, nodes: dict[str, GraphNode], label: EdgeLabelItem) -> float:
@@ -52,6 +59,8 @@ class _Grid(Generic[T]):
     def __init__(self) -> None:
         self._cells: dict[tuple[int, int], list[tuple[QRectF, T]]] = {}
         self._spanning: list[tuple[QRectF, T]] = []  # (see MAX_CELLS)
+        # Entries every lookup so far has read (see MAX_LOOKED_AT).
+        self.looked_at = 0
 
     def add(self, bounds: QRectF, entry: T) -> None:
         keys = _cell_keys(bounds)
@@ -69,10 +78,12 @@ class _Grid(Generic[T]):
         buckets = self._cells.values() if keys is None else (self._cells.get(k, ()) for k in keys)
         seen: set[int] = set()
         for bucket in buckets:
+            self.looked_at += len(bucket)
             for bounds, entry in bucket:
                 if id(entry) not in seen:
                     seen.add(id(entry))
                     found.append((bounds, entry))
+        self.looked_at += len(self._spanning)
         return found
 
 
@@ -93,6 +104,10 @@ class _Placed:
 
     def add(self, rect: QRectF) -> None:
         self._grid.add(rect, rect)
+
+    @property
+    def looked_at(self) -> int:
+        return self._grid.looked_at
 
     def count(self, rect: QRectF, limit: int) -> int:
         """How many placed plates ``rect`` overlaps, or any number from ``limit`` up once
@@ -126,6 +141,10 @@ class _Obstacles:
                     head = QPainterPath()
                     head.addPolygon(arrow)
                     self._grid.add(arrow.boundingRect(), (head, 1, item))
+
+    @property
+    def looked_at(self) -> int:
+        return self._grid.looked_at
 
     def hits(self, rect: QRectF, own: EdgeItem, limit: int) -> int:
         """How much ``rect`` covers (a box counts 3, a line or arrowhead 1), or any number
@@ -177,6 +196,13 @@ class LabelPlacer:
     def _place_one(self, i: int, item: EdgeItem) -> QRectF:
         width = _label_budget(self._graph.edges[i], self._nodes, item.label)
         placed, obstacles = self._placed, self._obstacles
+        if placed.looked_at + obstacles.looked_at > MAX_LOOKED_AT:
+            anchor = item.path().pointAtPercent(LABEL_SPOTS[0])
+            anchor.setX(anchor.x() + LABEL_GAP)
+            rect = item.label.plate_at(anchor, width, False)
+            item.label.anchor(anchor, False, width)
+            placed.add(rect)
+            return rect
         best: tuple[int, QPointF, bool, QRectF] | None = None
         # The first spot that covers nothing wins; else the one that covers least, the
         # first of equals. A count stops as soon as it cannot beat the best so far.

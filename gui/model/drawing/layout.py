@@ -46,6 +46,11 @@ MIN_BOX_WIDTH = 48.0
 # Graphs above this many nodes get title-only boxes: dot's cost grows with label size and
 # count, and nobody reads numbers on thousands of boxes anyway.
 COMPACT_NODE_LIMIT = 1500
+# ...and so do graphs with more edges than this: the window places an edge label on every
+# edge of a graph with numbers, each looking at the boxes, lines and labels around it. A
+# program's ``torch.cat([x * w] * 3000)`` is a few boxes and 3,000 edges between two of them,
+# whose labels froze the window for over two minutes (red team, round 17).
+COMPACT_EDGE_LIMIT = 2 * COMPACT_NODE_LIMIT
 # Multi-output nodes (unbind, split) get one grad line per output up to this many.
 MAX_OUTPUT_LINES = 3
 # The strip of element cells under a box's text (see has_cells): one cell per element of
@@ -334,8 +339,9 @@ def node_size(
 
 
 def is_compact(graph: Graph) -> bool:
-    """Whether ``graph`` is big enough to be drawn with title-only boxes."""
-    return len(graph.nodes) > COMPACT_NODE_LIMIT
+    """Whether ``graph`` is big enough to be drawn with title-only boxes (and no edge
+    labels)."""
+    return len(graph.nodes) > COMPACT_NODE_LIMIT or len(graph.edges) > COMPACT_EDGE_LIMIT
 
 
 Attrs = dict[str, str]
@@ -467,6 +473,11 @@ def layout_input(graph: Graph, show_saved: bool = True) -> Graph:
         for node in shown.nodes
     )
     return replace(shown, nodes=titles)
+
+
+def drawn_compact(graph: Graph, show_saved: bool) -> bool:
+    """Whether :func:`layout_graph` lays ``graph`` out compact (with ``show_saved``)."""
+    return is_compact(graph if show_saved else _without_saved(graph))
 
 
 def _without_saved(graph: Graph) -> Graph:

@@ -25,6 +25,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
@@ -160,6 +161,13 @@ class LayoutProcess:
         )
         if not isinstance(value, GraphLayout):
             raise TypeError(f"the layout worker answered {type(value).__name__}")
+        compact = layout.drawn_compact(graph, show_saved)
+        if value.compact is not compact:
+            # How the window draws a graph is its own decision: a worker (laying out a
+            # stranger's labels in native code) that said "not compact" for 10,000 boxes
+            # had the window make all their items before the first picture, and label
+            # every edge (red team, round 17).
+            value = replace(value, compact=compact)
         return value
 
     def svg(
