@@ -58,6 +58,10 @@ DOT_MAX_ROWS_CROSSED = 1000
 # of 4,000 steps (12,000 boxes) took 3.2 s in the worker on a busy machine, near its
 # 5 s time limit (layout_process.LAYOUT_TIME_LIMIT_SECONDS).
 MAX_LAYOUT_BOXES = 10_000
+# ...and up to this many edges: a 10,000-box graph has some 15,000. A program's
+# ``torch.cat([x * w] * 30000)`` is two boxes and 30,000 edges between them, whose
+# strokes, all in view, each tick would refresh (red team, round 17).
+MAX_LAYOUT_EDGES = 2 * MAX_LAYOUT_BOXES
 GRAPH_TOO_BIG = "graph-too-big"
 
 
@@ -133,13 +137,18 @@ def quick_for_dot(graph: Graph, show_saved: bool) -> bool:
 
 def too_big(graph: Graph, show_saved: bool) -> Explanation | None:
     """Why ``graph`` is not drawn, in plain words, or ``None`` when it is small enough."""
-    boxes = len(drawn_keys(graph, show_saved))
-    if boxes <= MAX_LAYOUT_BOXES:
-        return None
+    keys = drawn_keys(graph, show_saved)
+    boxes = len(keys)
+    if boxes > MAX_LAYOUT_BOXES:
+        said = f"{boxes:,} boxes: more than the {MAX_LAYOUT_BOXES:,}"
+    else:
+        edges = sum(e.source in keys and e.target in keys for e in graph.edges)
+        if edges <= MAX_LAYOUT_EDGES:
+            return None
+        said = f"{edges:,} edges: more than the {MAX_LAYOUT_EDGES:,}"
     return Explanation(
         kind=GRAPH_TOO_BIG,
-        message=f"The graph has {boxes:,} boxes: more than the {MAX_LAYOUT_BOXES:,} "
-        "the app draws, so it is not drawn.",
+        message=f"The graph has {said} the app draws, so it is not drawn.",
         explanation="Drawing a graph this big would keep you waiting, so the app skips the "
         "picture. Every number in the other panels is still right.",
         fix="To see the graph, make it smaller: fewer loop iterations (e.g. `range(5)`) or "

@@ -10,6 +10,7 @@ from gui.model.drawing.limits import (
     DOT_MAX_ROWS_CROSSED,
     GRAPH_TOO_BIG,
     MAX_LAYOUT_BOXES,
+    MAX_LAYOUT_EDGES,
     LayoutSize,
     dot_is_quick,
     layout_size,
@@ -72,3 +73,17 @@ def test_too_many_boxes_is_said_in_plain_words() -> None:
         "the app draws, so it is not drawn."
     )
     assert "still right" in refusal.explanation and "range(5)" in refusal.fix
+
+
+def test_too_many_edges_is_said_in_plain_words() -> None:
+    """Two boxes and tens of thousands of edges between them (``torch.cat([x * w] * n)``):
+    not drawn, said as the boxes are."""
+    graph = chain_graph(1)
+    many = (graph.edges[0],) * (MAX_LAYOUT_EDGES + 1)
+    assert too_big(replace(graph, edges=graph.edges + many[: MAX_LAYOUT_EDGES - 2]), False) is None
+    refusal = too_big(replace(graph, edges=graph.edges + many), False)
+    assert refusal is not None and refusal.kind == GRAPH_TOO_BIG
+    assert refusal.message == (
+        f"The graph has {MAX_LAYOUT_EDGES + 3:,} edges: more than the {MAX_LAYOUT_EDGES:,} "
+        "the app draws, so it is not drawn."
+    )
