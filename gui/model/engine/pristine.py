@@ -18,6 +18,7 @@ run the program's code here, after its answer and after the other settings were 
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -206,3 +207,22 @@ def restore(settings: Settings) -> None:
         np.seterr(**_values(settings.numpy_errors))
     if now.numpy_print != settings.numpy_print:
         np.set_printoptions(**_values(settings.numpy_print))
+
+
+def put_back(baseline: Settings) -> bool:
+    """As between two jobs (fork_server): nothing of a run or a sample is left for the next
+    one made in this process; ``False`` if the program's code still changed a setting after
+    they were put back.
+
+    The garbage goes first: a suspended generator's ``finally`` collected with it is the
+    program's code, and it may change a setting (``torch.set_grad_enabled(False)``) that
+    putting the settings back must then undo. A later collection (a finaliser made by a
+    finaliser) may change one again: then the next run must not be made here.
+    """
+    gc.collect()
+    restore(baseline)
+    gc.collect()
+    if capture() == baseline:
+        return True
+    restore(baseline)
+    return False

@@ -22,7 +22,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import functools
-import gc
 import math
 import random
 import sys
@@ -759,7 +758,8 @@ def run_program(request: RunRequest, inspect: Inspect | None = None) -> RunResul
         and _walked_whole(result)
         and took < request.time_limit * RERUN_SHARE
         and _unread_numbers(result) <= RERUN_MAX_NUMBERS
-        and _settings_put_back(baseline)
+        # As between jobs: the rerun starts from the settings the first run found.
+        and pristine.put_back(baseline)
     ):
         # Another structure than the one on screen (the code took another branch while a
         # slider was dragged): walked whole, but with the forward values of the nodes
@@ -769,20 +769,6 @@ def run_program(request: RunRequest, inspect: Inspect | None = None) -> RunResul
         # nodes say they have no numbers until the drag ends and a run reads them all.
         result = _run_once(replace(request, detail=replace(detail, made=())), inspect)
     return result
-
-
-def _settings_put_back(baseline: pristine.Settings) -> bool:
-    """As between two jobs (fork_server): nothing of a run is left for the next one made
-    in this process (``torch.set_default_dtype`` at the end of a program changed the
-    dtypes of the rerun's first lines), or ``False`` if the program's code still changed
-    a setting after they were put back (a finaliser made by a finaliser)."""
-    gc.collect()  # a suspended generator's ``finally`` may change a setting
-    pristine.restore(baseline)
-    gc.collect()
-    if pristine.capture() == baseline:
-        return True
-    pristine.restore(baseline)
-    return False
 
 
 def _unread_numbers(result: RunResult) -> int:

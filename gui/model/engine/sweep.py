@@ -80,23 +80,6 @@ class SecondDerivative:
         self.value = 0.0 if again is None else float(again.detach().reshape(-1)[self.index])
 
 
-def _leave_nothing(baseline: pristine.Settings) -> bool:
-    """As between two jobs (fork_server): nothing of this sample is left for the next.
-
-    The sample's garbage goes first: a suspended generator's ``finally`` collected with it
-    is the program's code, and it may change a setting (``torch.set_grad_enabled(False)``)
-    that putting the settings back must then undo. Whether a later collection (a finaliser
-    made by a finaliser) changed one again: the next sample may then not run.
-    """
-    gc.collect()
-    pristine.restore(baseline)
-    gc.collect()
-    if pristine.capture() == baseline:
-        return True
-    pristine.restore(baseline)
-    return False
-
-
 def _sample_program(request: SweepRequest, base: object, x: float) -> Program:
     values = {**request.program.values, request.leaf: nested.with_element(base, request.index, x)}
     return replace(request.program, values=values)
@@ -181,7 +164,7 @@ def _run_samples(request: SweepRequest, base: object, started: float) -> _Curves
         try:
             result = run_program(sample, inspect=second)
         finally:
-            left_something = not _leave_nothing(baseline)
+            left_something = not pristine.put_back(baseline)
         longest = max(longest, time.perf_counter() - began)
         curves.xs.append(x)
         if result.error is not None:

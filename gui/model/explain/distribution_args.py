@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from gui.model.explain.rule_types import Advice, Found
-from gui.model.explain.source import line_tree
+from gui.model.explain.source import named_calls
 
 # `Expected parameter scale (Tensor of shape (5, 2)) of distribution Normal(...) to satisfy
 # the constraint GreaterThan(lower_bound=0.0), but found invalid values: ...`
@@ -58,15 +58,7 @@ class _Argument:
 def _argument(source: str | None, dist: str, param: str) -> _Argument | None:
     """The argument the line's ``dist(...)`` call gives for ``param`` (by keyword, else by
     its position in the constructor), as written."""
-    tree = line_tree(source)
-    text = (source or "").strip()
-    for node in ast.walk(tree) if tree is not None else ():
-        if not isinstance(node, ast.Call):
-            continue
-        func = node.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        if name != dist:
-            continue
+    for node, _, text in named_calls(source, (dist,)):
         given: ast.expr | None = next((k.value for k in node.keywords if k.arg == param), None)
         order = _PARAMETERS.get(dist, ())
         if given is None and param in order and order.index(param) < len(node.args):

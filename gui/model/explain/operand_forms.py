@@ -10,7 +10,7 @@ import ast
 import re
 
 from gui.model.explain.rule_types import Advice, Found
-from gui.model.explain.source import line_tree, parse_shape, shape_text
+from gui.model.explain.source import line_tree, named_calls, parse_shape, shape_text
 
 
 def _written(text: str, node: ast.AST) -> str:
@@ -29,15 +29,8 @@ def _subscript(f: Found) -> tuple[str, str] | None:
 
 def _call_args(f: Found, names: tuple[str, ...]) -> tuple[str, ...] | None:
     """The arguments of the line's ``torch.dot(a, b)`` / ``a.dot(b)`` (by name), as written."""
-    tree = line_tree(f.context.source_line)
-    text = (f.context.source_line or "").strip()
-    for node in ast.walk(tree) if tree is not None else ():
-        if not isinstance(node, ast.Call):
-            continue
+    for node, _, text in named_calls(f.context.source_line, names):
         func = node.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        if name not in names:
-            continue
         args = [_written(text, a) for a in node.args]
         owner = func.value if isinstance(func, ast.Attribute) else None
         if owner is not None and not (isinstance(owner, ast.Name) and owner.id == "torch"):

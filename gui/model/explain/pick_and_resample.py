@@ -11,7 +11,13 @@ import ast
 from dataclasses import dataclass
 
 from gui.model.explain.rule_types import Advice, Found, Rule, rule_table
-from gui.model.explain.source import TORCH_SIZE, line_tree, made_before, parse_shape, segment
+from gui.model.explain.source import (
+    TORCH_SIZE,
+    made_before,
+    named_calls,
+    parse_shape,
+    segment,
+)
 
 # Methods and functions that read an index tensor position by position, as `gather` does.
 _PICKERS = frozenset(
@@ -36,15 +42,8 @@ class _Call:
 
 def _call(source: str | None, names: frozenset[str]) -> _Call | None:
     """The first call of one of ``names`` on the line (a method or a module's function)."""
-    tree = line_tree(source)
-    text = (source or "").strip()
-    for node in ast.walk(tree) if tree is not None else ():
-        if not isinstance(node, ast.Call):
-            continue
+    for node, name, text in named_calls(source, names):
         func = node.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        if name not in names:
-            continue
         receiver = None
         if isinstance(func, ast.Attribute):
             owner = segment(text, func.value)

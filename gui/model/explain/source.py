@@ -14,7 +14,7 @@ import ast
 import functools
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +54,20 @@ class BackwardCall:
     def with_gradient(self, receiver: str, gradient: str | None) -> str:
         args = ([gradient] if gradient else []) + list(self.rest)
         return f"{receiver}.backward({', '.join(args)})"
+
+
+def named_calls(source: str | None, names: Container[str]) -> Iterator[tuple[ast.Call, str, str]]:
+    """The calls on the line whose function or method is one of ``names`` (``f(...)``,
+    ``x.f(...)``), in :func:`ast.walk`'s order: each with that name and the line as its
+    nodes' positions read it (stripped, for :func:`segment`)."""
+    tree = line_tree(source)
+    text = (source or "").strip()
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in names:
+                yield node, name, text
 
 
 def differentiated(call: ast.Call) -> ast.expr | None:
