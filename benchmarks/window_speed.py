@@ -84,17 +84,21 @@ def wait_until_rendered(app: QApplication, session: Session, timeout: float = 30
     snapshot = session.snapshot
     if snapshot.running or snapshot.stale or snapshot.laying_out is not None:
         loop = QEventLoop()
+        rendered: list[bool] = []
 
         def check(snap: Snapshot) -> None:
             # A big graph's numbers come first, its picture once laid out (laying_out).
             if not snap.running and not snap.stale and snap.laying_out is None:
+                rendered.append(True)
                 loop.quit()
 
         session.changed.connect(check)
         QTimer.singleShot(int(timeout * 1000), loop.quit)
         loop.exec()
         session.changed.disconnect(check)
-        if session.snapshot.running or session.snapshot.stale:
+        # (Not the snapshot now: events handled before the loop returned may have started
+        # the next run already, a held value's pause ending and every number read again.)
+        if not rendered:
             raise TimeoutError("no result")
     app.processEvents()  # the paints the renders asked for
 
