@@ -395,23 +395,24 @@ def session_from_dict(data: dict[str, Any]) -> Document:
 
 
 def _readable_code(code: str, where: str) -> str:
-    """``code``, refused when a bidirectional control makes it read otherwise than it runs
+    """``code``, refused when an invisible character makes it read otherwise than it runs
     (the error names ``where``: ``code``, ``steps[2].code``)."""
-    bad = REORDERING_CONTROLS.search(code)
-    if bad is not None:
-        line = code.count("\n", 0, bad.start()) + 1
-        raise SessionFileError(
-            f"{where}: line {line} holds an invisible character that reorders text "
-            f"({bad.group()!a}), so the code would not run as it reads; delete it"
-        )
-    bad = EDITOR_LINE_BREAKS.search(code)
-    if bad is not None:
-        line = code.count("\n", 0, bad.start()) + 1
-        raise SessionFileError(
-            f"{where}: line {line} holds an invisible character the editor shows as a line "
-            f"break ({bad.group()!a}), so the code would not run as it reads; delete it"
-        )
+    for pattern, what in _MISREAD:
+        bad = pattern.search(code)
+        if bad is not None:
+            line = code.count("\n", 0, bad.start()) + 1
+            raise SessionFileError(
+                f"{where}: line {line} holds an invisible character {what} "
+                f"({bad.group()!a}), so the code would not run as it reads; delete it"
+            )
     return code
+
+
+# What makes code read otherwise than it runs, and how the refusal says it.
+_MISREAD = (
+    (REORDERING_CONTROLS, "that reorders text"),
+    (EDITOR_LINE_BREAKS, "the editor shows as a line break"),
+)
 
 
 def _lesson(data: dict[str, Any]) -> LessonExtras:
