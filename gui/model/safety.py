@@ -260,9 +260,48 @@ def attribute_refusal_reason(name: str, *, own_object: bool = False) -> str | No
         return reason
     if "Storage" in name:
         return "it reaches tensor storage, which programs here cannot use."
-    if "hook" in name and name not in ALLOWED_HOOK_NAMES | SAVED_TENSOR_HOOK_NAMES:
+    if refused_only_as_hook_name(name):
         return _DENIED_ATTRIBUTE_REASONS["register_backward_hook"]
     return None
+
+
+def refused_only_as_hook_name(name: str) -> bool:
+    """``name`` is refused only because it holds "hook": the catch-all that keeps torch's
+    hook machinery (``torch.utils.hooks``, a handle's ``hooks_dict_ref``, names torch may
+    add) out of reach. A name the program gives its own method or attribute
+    (``def activations_hook``, ``self.hooks = []``) is the program's to use: the static
+    check lets it through when the program defines it, and the guard when the object's
+    class is the program's and no library class in between holds the name."""
+    return (
+        "hook" in name
+        and not name.startswith("_")
+        and name not in _DENIED_ATTRIBUTE_REASONS
+        and "Storage" not in name
+        and name not in ALLOWED_HOOK_NAMES | SAVED_TENSOR_HOOK_NAMES
+    )
+
+
+def _names_the_program_defines(tree: ast.Module) -> frozenset[str]:
+    """Attribute names the program gives its own classes and objects: methods and
+    assignments in a class body, and every ``obj.name = ...`` target (where the guard
+    decides whether that object is the program's)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                    names.add(item.name)
+                targets = (
+                    item.targets
+                    if isinstance(item, ast.Assign)
+                    else [item.target]
+                    if isinstance(item, ast.AnnAssign)
+                    else []
+                )
+                names.update(t.id for t in targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+    return frozenset(names)
 
 
 def format_string_is_safe(template: str) -> bool:
@@ -500,6 +539,7 @@ class _Validator:
                 self.library_names.update(
                     (alias.asname or alias.name).split(".")[0] for alias in node.names
                 )
+        self.own_names = _names_the_program_defines(tree)
         self.problems: list[CodeRefused] = []
 
     def run(self) -> list[CodeRefused]:
@@ -599,6 +639,8 @@ class _Validator:
             return  # `x.__class__`: read only, answered as `type(x)` by the guard
         if node.attr == READABLE_VERSION_ATTRIBUTE and isinstance(node.ctx, ast.Load):
             return  # `torch.__version__`: read only, a module's version string
+        elif node.attr in self.own_names and refused_only_as_hook_name(node.attr):
+            return  # the program's own `activations_hook`: the guard checks the object
         elif (reason := attribute_refusal_reason(node.attr, own_object=True)) is not None:
             self.refuse(node, construct, reason)
         elif is_private_name(node.attr) and self._on_library(node.value):

@@ -196,11 +196,12 @@ def guarded_getattr(obj: object, name: str) -> object:
             pass  # a name, read only: the value is checked below like any other
         else:
             reason = safety.attribute_refusal_reason(name)
-            if reason is not None:
+            if reason is None:
+                _OK_NAMES.add(name)
+            elif not _program_hook_name(obj, name):  # allowed on this object only: not cached
                 if name in _GPU_NAMES:
                     reason = _NO_GPU
                 raise CodeRefusedAtRuntime(f"`{_describe(obj, name)}` is not available: {reason}")
-            _OK_NAMES.add(name)
     if name.startswith("_raw_saved_") and is_saved_attribute(obj, name):
         return RawSavedTensor(obj, name)  # never torch's bare reference (see autograd_nodes)
     if name == "metadata" and isinstance(obj, torch.autograd.graph.Node):
@@ -497,12 +498,32 @@ def _native_slot(obj: object, name: str) -> bool:
     return False
 
 
+def _program_hook_name(obj: object, name: str) -> bool:
+    """``obj.name`` is refused only for holding "hook" and is the program's own: ``obj`` is
+    a class the program wrote or an instance of one, and the first class that holds the
+    name is one of the program's (none holding it: an attribute of the instance, which only
+    the program's code sets). A library base's hook attribute stays out of reach, found
+    through a program's subclass or not. Read from the classes' own dicts: no lookup runs
+    the program's code."""
+    if not safety.refused_only_as_hook_name(name):
+        return False
+    owner = obj if isinstance(obj, type) else type(obj)
+    if owner not in PROGRAM_CLASSES:
+        return False
+    for klass in owner.__mro__:
+        if name in klass.__dict__:
+            return klass in PROGRAM_CLASSES
+    return True
+
+
 def _write_refusal(obj: object, name: str) -> str | None:
     """Why the program may not set or delete ``obj.name`` (``None``: it may; a tensor's
     own rules are the caller's): only on the program's own objects and classes, layers,
     a custom Function's ``ctx``, an optimizer, and tensors."""
     own = is_own_object(obj)
     reason = safety.attribute_refusal_reason(name, own_object=own)
+    if reason is not None and _program_hook_name(obj, name):
+        reason = None  # `self.activations_hook = ...` on the program's own class
     if reason is not None or isinstance(obj, torch.Tensor):
         return reason
     if isinstance(obj, types.ModuleType):

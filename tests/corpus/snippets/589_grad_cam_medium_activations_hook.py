@@ -1,6 +1,5 @@
 # after: the widely shared "Implementing Grad-CAM in PyTorch" post (the network keeps self.gradients, def activations_hook(self, grad): self.gradients = grad, h = x.register_hook(self.activations_hook) inside forward, get_activations_gradient / get_activations, pred[:, idx].backward(), pooled_gradients = torch.mean(gradients, dim=[0, 2, 3]), each channel of the activations weighted in place, heatmap = torch.mean(activations, dim=1).squeeze(), clamped at 0 and divided by its max)
-# expect: refused
-# mentions: self.activations_hook
+# expect: match
 import torch
 import torch.nn as nn
 
