@@ -90,7 +90,7 @@ def _walk_lean(
 
     def add_read(node: GraphNode) -> None:
         nodes.append(node)
-        describe((node.key, node.kind, node.label, _shape_of(node.value)))
+        describe((node.key, node.kind, node.label, _shape_of(node.value), node.output_count))
 
     for fn in met:
         key = keys[id(fn)]
@@ -112,14 +112,14 @@ def _walk_lean(
                     # Its forward value changed in place after the op (a ReLU(inplace=True)
                     # after it): gone, unless read when made, as a whole run reads. Left
                     # out, the window keeps the numbers it read last, until the drag ends.
-                    describe((key, "function", node.label, node.value.shape))
+                    describe((key, "function", node.label, node.value.shape, node.output_count))
                 else:
                     add_read(node)
                 if saved:
                     _add_saved_nodes(key, saved, constants, add_read)
         elif class_name == "AccumulateGrad":
             var = naming.name_of_tensor(fn.variable)
-            describe((key, "leaf", var or "leaf", tuple(fn.variable.shape)))
+            describe((key, "leaf", var or "leaf", tuple(fn.variable.shape), 1))
         else:
             fn_id = id(fn)
             recorded = recorded_values.get(fn_id, ())
@@ -129,13 +129,14 @@ def _walk_lean(
             else:
                 names = [output_names.get((fn_id, nr)) for nr in range(len(recorded))]
                 var, shape = ", ".join(n for n in names if n) or None, None
-            describe((key, "function", var or class_name, shape))
+            describe((key, "function", var or class_name, shape, max(len(recorded), 1)))
             if saved:
                 shown = {c.name for c in constants.values()} if constants else ()
                 for v in saved.values():
                     if (v.tensor is not None or v.freed) and v.name not in shown:
                         label = f"{v.name} = {v.refers_to}" if v.refers_to else v.name
-                        describe((f"{key}/saved:{v.name}", "saved", label, _shape_of(v.tensor)))
+                        saved_key = f"{key}/saved:{v.name}"
+                        describe((saved_key, "saved", label, _shape_of(v.tensor), 1))
         for index, (child, _nr) in enumerate(next_functions):
             if child is None:
                 constant_key = f"{key}/const:{index}"
@@ -145,7 +146,7 @@ def _walk_lean(
                     match = constants.get(index)
                     var = None if match is None else match.refers_to
                     shape = None if match is None else _shape_of(match.tensor)
-                    describe((constant_key, "constant", var or "constant", shape))
+                    describe((constant_key, "constant", var or "constant", shape, 1))
                 add_edge((constant_key, key, "constant", index))
                 continue
             child_key = keys.get(id(child))

@@ -432,13 +432,20 @@ MAX_KNOWN_STRUCTURES = 8
 
 
 def structure_key(nodes: list[GraphNode], edges: list[GraphEdge]) -> str:
-    """A hash of what decides the layout: nodes, edges and tensor shapes (never values).
+    """A hash of what decides the layout: nodes, edges, tensor shapes and output counts
+    (never values).
 
     Shapes are in because box sizes depend on them: ``x`` growing from 3 to 4 elements
-    is a new layout, ``x`` changing its numbers is not.
+    is a new layout, ``x`` changing its numbers is not. So is a function's number of
+    outputs (``torch.split(x, sizes)``, the sizes read from a value): a box has a gradient
+    line per output. A node's other fields follow from these (a function's ``name`` is
+    its key's class, its ``var`` its label).
     """
     described = (
-        *[(n.key, n.kind, n.label, None if n.value is None else n.value.shape) for n in nodes],
+        *[
+            (n.key, n.kind, n.label, None if n.value is None else n.value.shape, n.output_count)
+            for n in nodes
+        ],
         tuple([(e.source, e.target, e.kind, e.input_index) for e in edges]),
     )
     return _described_key(described)

@@ -281,3 +281,28 @@ def test_a_tick_of_another_structure_is_made_twice_only_if_its_unread_numbers_ar
     values = [n.value for n in other.graph.nodes if n.kind == "function" and n.value]
     assert any(v.summary is NO_NUMBERS for v in values) != again
     assert (engine_run._unread_numbers(other) == 0) == again
+
+
+@pytest.mark.parametrize("read_split", [False, True])
+def test_a_new_number_of_outputs_is_a_new_structure(read_split: bool) -> None:
+    """``torch.split(x, sizes)`` with the sizes read from a value: the same nodes, edges
+    and shapes, but the split's box has a gradient line per output, so its layout is new
+    (read or not)."""
+    code = (
+        "k = torch.tensor(2.0)\nx = torch.arange(6.0, requires_grad=True)\n"
+        "sizes = [2] + [4 // int(k.item())] * int(k.item())\n"
+        "first = torch.split(x, sizes)[0]\nout = (first * first).sum()\n"
+    )
+    shown = _run(code)
+    assert shown.graph is not None
+    split = next(n for n in shown.graph.nodes if n.name == "SplitWithSizesBackward0")
+    assert split.output_count == 3
+    read = (split.key,) if read_split else _function_keys(shown, 1)
+    detail = detail_of(shown.graph, read)
+    same = _run(code, {"k": 2.0}, detail)
+    assert same.graph is not None and same.graph.partial  # the structure on screen
+    other = _run(code, {"k": 1.0}, detail)
+    whole = _run(code, {"k": 1.0})
+    assert other.graph is not None and not other.graph.partial
+    assert other.graph.structure_key == whole.graph.structure_key != shown.graph.structure_key
+    assert {n.key: n.output_count for n in whole.graph.nodes}[split.key] == 2
