@@ -55,6 +55,16 @@ INITIAL_PAD = 12.0
 MINIMAP_MIN_BOXES = 150
 
 
+def _first_span(layout: GraphLayout) -> tuple[float, float] | None:
+    """The span across of :attr:`GraphView.initial_span` for ``layout``: a big graph's
+    first rows, a lesson's top row (the boxes beside its topmost one; a box's title is
+    centred in it)."""
+    if layout.fast or not layout.nodes:
+        return first_rows_span(layout)
+    topmost = min(layout.nodes.values(), key=lambda box: box.top)
+    return first_rows_span(layout, topmost.height)
+
+
 class GraphView(QGraphicsView):
     """The zoomable, pannable view of the graph scene.
 
@@ -73,11 +83,13 @@ class GraphView(QGraphicsView):
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
         self.setBackgroundBrush(QColor("white"))
         self.fit_mode: FitMode = "initial"
-        # What the first view of a graph too big to read whole shows across: the left and
-        # right of a span of the scene (None: the middle). A big graph from the app's own
-        # layout has its long edges' lanes on the right: its first view shows its first
-        # rows of boxes instead, from their left.
+        # What the first view of a graph too wide to read whole shows across: the left
+        # and right of a span of the scene (None: the middle of the graph). A big graph of
+        # the app's own layout shows its first rows of boxes from their left (its long
+        # edges' lanes lie on the right); a lesson's graph its top row, centred (centred
+        # on the whole graph, a wide lesson's top box was cut at the edge).
         self.initial_span: tuple[float, float] | None = None
+        self.initial_from_left = False
         self.stale = False
         # The smallest font the scene draws, in scene units (the panel says so per graph),
         # and how much bigger than READABLE_TEXT_PX it must show (presentation mode).
@@ -133,7 +145,8 @@ class GraphView(QGraphicsView):
         graph), then fit it as a new graph: a big one gets the minimap, a first view of
         its first rows and the far-out overview; a lesson-sized one the view as it was."""
         fast = layout is not None and layout.fast
-        self.initial_span = first_rows_span(layout) if layout is not None and fast else None
+        self.initial_span = None if layout is None else _first_span(layout)
+        self.initial_from_left = fast
         self.overview = OverviewPainting(layout) if layout is not None and fast else None
         if layout is not None:
             self.fit("initial")
@@ -185,13 +198,21 @@ class GraphView(QGraphicsView):
         if top_start:
             bar = self.horizontalScrollBar().sizeHint().height()
             half_height = (port.height() - bar) / (2 * scale)
-            across = rect.center().x()
-            if self.initial_span is not None:
-                left, right = self.initial_span
-                across = min((left + right) / 2, left + port.width() / (2 * scale) - INITIAL_PAD)
+            across = self._first_across(rect, port.width() / scale)
             self.centerOn(across, rect.top() + half_height)
         else:
             self.centerOn(rect.center())
+
+    def _first_across(self, rect: QRectF, shown_width: float) -> float:
+        """Where across the scene the first view of a graph too big to read whole is
+        centred, ``shown_width`` scene units wide (see :attr:`initial_span`)."""
+        span = self.initial_span
+        if span is None or rect.width() <= shown_width:
+            return rect.center().x()
+        left, right = span
+        if self.initial_from_left:
+            return min((left + right) / 2, left + shown_width / 2 - INITIAL_PAD)
+        return (left + right) / 2
 
     def visible_area(self) -> Area:
         """The part of the scene on screen, a few pixels wider (:data:`NOWHERE` while the

@@ -64,11 +64,14 @@ class OverviewPainting:
         painter.drawRects(self.boxes)
 
 
-def first_rows_span(layout: GraphLayout) -> tuple[float, float] | None:
-    """Left and right of the boxes in a graph's first rows (``None``: no boxes): what the
-    first view of a big graph shows across (its long edges' lanes lie further right)."""
+def first_rows_span(
+    layout: GraphLayout, depth: float = FIRST_ROWS_DEPTH
+) -> tuple[float, float] | None:
+    """Left and right of the boxes that start within ``depth`` points of a graph's top
+    (``None``: no boxes): what the first view of a graph too wide to read whole shows
+    across (a big graph's long edges' lanes lie further right)."""
     if not layout.nodes:
         return None
     top = min(box.top for box in layout.nodes.values())
-    rows = [box for box in layout.nodes.values() if box.top <= top + FIRST_ROWS_DEPTH]
+    rows = [box for box in layout.nodes.values() if box.top <= top + depth]
     return min(b.left for b in rows), max(b.left + b.width for b in rows)

@@ -465,6 +465,30 @@ def test_first_view_is_readable_on_a_projector_however_small_the_panel(
         panel.close()
 
 
+@pytest.mark.parametrize(("width", "scale"), [(600, 1.0), (420, 1.45)])
+def test_a_wide_lessons_first_view_is_centred_on_its_top_row(
+    qtbot: QtBot, session: Session, width: int, scale: float
+) -> None:
+    """Lesson 16's graph is wider than the view at a readable size: the first view shows
+    its top box, whole where it fits, its centred title at least (centred on the whole
+    graph, the box was cut at the edge)."""
+    panel = show_panel(qtbot, GraphPanel(session), width, 640)
+    panel.set_text_scale(scale)
+    load_lesson(session, 16)
+    items = panel.items
+    assert items is not None and items.layout is not None and not items.layout.fast
+    view = panel.view()
+    visible = view.mapToScene(view.viewport().rect()).boundingRect()
+    assert view.sceneRect().width() > visible.width()  # too wide to read whole
+    top_key, top_box = min(items.layout.nodes.items(), key=lambda item: item[1].top)
+    box = panel.node_item(top_key)
+    assert box is not None
+    if box.rect.width() <= visible.width():
+        assert visible.left() <= box.rect.left() and box.rect.right() <= visible.right()
+    else:
+        assert abs(visible.center().x() - top_box.x) < 1.0
+
+
 def test_presentation_text_scale_enlarges_the_graph_and_back(
     panel: GraphPanel, session: Session
 ) -> None:
