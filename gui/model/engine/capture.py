@@ -7,12 +7,16 @@ the line in that helper, as a traceback would show it.
 
 from __future__ import annotations
 
+import re
 import sys
 import traceback
+import warnings
 from collections import deque
 from collections.abc import Callable
 from types import FrameType
 from typing import Generic, TypeVar
+
+import torch
 
 from gui.model import explain
 from gui.model.result import Explanation, PrintedLine, bounded_text, left_out
@@ -71,6 +75,36 @@ def exception_position(exc: BaseException) -> tuple[int | None, int | None]:
             line = frame.lineno
             column = frame.colno + 1 if frame.colno is not None else None
     return line, column
+
+
+def program_frames(exc: BaseException) -> list[tuple[FrameType, int]]:
+    """The frames of the user's code in ``exc``'s traceback and the line each was at,
+    outermost first (the last one is where it was raised)."""
+    return [
+        (frame, line)
+        for frame, line in traceback.walk_tb(exc.__traceback__)
+        if frame.f_code.co_filename == PROGRAM_FILENAME
+    ]
+
+
+# `name.grad` written on a line: a plain name (not an attribute's: `(?<![\w.])`), bounded.
+_GRAD_READ = re.compile(r"(?<![\w.])([A-Za-z_]\w{0,99})\.grad\b")
+
+
+def none_grads(frame: FrameType, source: str | None) -> tuple[str, ...]:
+    """The names written ``name.grad`` on ``source`` whose ``.grad`` is None in ``frame``
+    (where the line failed). Plain tensors and parameters only: reading ``grad`` of
+    anything else (a program's own class with a ``grad`` property) could run its code."""
+    found = []
+    for name in dict.fromkeys(_GRAD_READ.findall(source or "")):
+        value = frame.f_locals.get(name, frame.f_globals.get(name))
+        if value is None or type(value) not in (torch.Tensor, torch.nn.Parameter):
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a non-leaf's `.grad` warns; the program did
+            if value.grad is None:
+                found.append(name)
+    return tuple(found)
 
 
 class FirstAndLast(Generic[T]):

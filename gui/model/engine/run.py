@@ -52,6 +52,8 @@ from gui.model.engine.capture import (
     PrintCapture,
     WarningCapture,
     exception_position,
+    none_grads,
+    program_frames,
     program_line,
 )
 from gui.model.engine.checkpoint_stand_in import forget_checkpoints
@@ -486,11 +488,15 @@ class _Run:
             return explain.explain_runaway("memory", line=line)
         context = self.backward_context
         if context == explain.ErrorContext():  # not inside a backward call
+            source = self._source(line)
+            frames = program_frames(exc)
             context = explain.ErrorContext(
-                source_line=self._source(line),
+                source_line=source,
                 leaves=tuple(self.bindings.leaves()),
                 constants=self.bindings.constants(),
                 program=self.program.code,
+                call_lines=tuple(at for _, at in frames[:-1]),
+                none_grads=none_grads(frames[-1][0], source) if frames else (),
             )
         return explain.explain_exception(
             type(exc).__name__, message, line=line, column=column, context=context

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from gui.model.explain.rule_types import Advice, Found
-from gui.model.explain.source import named_calls
+from gui.model.explain.source import TORCH_SIZE, made_before, named_calls, parse_shape, segment
 
 # `Expected parameter scale (Tensor of shape (5, 2)) of distribution Normal(...) to satisfy
 # the constraint GreaterThan(lower_bound=0.0), but found invalid values: ...`
@@ -26,6 +26,15 @@ MATRIX_EXPECTED = (
     r"^(?P<param>covariance_matrix|scale_tril matrix|precision_matrix) must be at least "
     r"two-dimensional"
 )
+
+# `dist.log_prob(value)` with a value that does not fit the distribution's batch.
+VALUE_NOT_BROADCASTABLE = (
+    r"^Value is not broadcastable with batch_shape\+event_shape: "
+    + TORCH_SIZE.format("value")
+    + " vs "
+    + TORCH_SIZE.format("want")
+)
+_SCORERS = frozenset({"log_prob", "cdf", "icdf"})
 
 # Each distribution's parameters in the order its constructor takes them positionally.
 _PARAMETERS: dict[str, tuple[str, ...]] = {
@@ -170,3 +179,47 @@ def matrix_expected(f: Found) -> Advice:
         "vector of numbers.",
         fix,
     )
+
+
+def value_not_broadcastable(f: Found) -> Advice:
+    """``dist.log_prob(value)`` with ``value`` shaped for neither the batch nor a broadcast."""
+    value_shape, want = parse_shape(f.group("value")), parse_shape(f.group("want"))
+    dist, method, value = "dist", "log_prob", "value"
+    for node, name, text in named_calls(f.context.source_line, _SCORERS):
+        if isinstance(node.func, ast.Attribute) and node.args:
+            dist, method = segment(text, node.func.value), name
+            value = segment(text, node.args[0])
+        break
+    made = made_before(f.context.program, dist, f.line) if dist.isidentifier() else None
+    kind = made.text if made is not None else ""
+    explanation = (
+        f"`{dist}.{method}({value})` scores each number of `{value}` under the distribution "
+        f"`{dist}` stands for. `{dist}` is a batch of shape {list(want)} (one distribution "
+        f"per row of its parameters, as built on line {made.line}: `{kind}`)"
+        if made is not None
+        else f"`{dist}.{method}({value})` scores each number of `{value}` under the "
+        f"distribution `{dist}` stands for, a batch of shape {list(want)}"
+    )
+    explanation += (
+        f", so `{value}` must have that shape (or one that broadcasts to it), but it has "
+        f"{list(value_shape)}."
+    )
+    one_hot = "Categorical(" in kind and value_shape[:-1] == want and len(value_shape) > 0
+    if one_hot:
+        explanation += (
+            f" A `Categorical` scores class numbers, one per distribution; `{value}` has one "
+            f"row of {value_shape[-1]} per distribution, as one-hot vectors do."
+        )
+        fix = (
+            f"Give it the class numbers: `{dist}.{method}({value}.argmax(-1))` for one-hot "
+            f"rows (or keep the actions as numbers when they are stored)."
+        )
+    elif value_shape[-1:] == (1,) and value_shape[:-1] == want:
+        fix = f"Drop the extra dimension: `{dist}.{method}({value}.squeeze(-1))`."
+    else:
+        fix = (
+            f"Give one value per distribution: `{value}` reshaped to {list(want)} "
+            f"(`{value}.view({', '.join(str(d) for d in want)})`), made from the same "
+            f"samples as `{dist}`."
+        )
+    return Advice(explanation, fix)

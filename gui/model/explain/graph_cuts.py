@@ -174,6 +174,22 @@ def _own_cut(program: str | None, made: Made, subject: str) -> Cut | None:
                 "NumPy for results you only print or plot.",
             )
     for call in calls:
+        if called(call) == "sample" and isinstance(call.func, ast.Attribute):
+            dist = segment(program, call.func.value)
+            drawn = made.name
+            return Cut(
+                made.line,
+                text,
+                f"{named} is drawn with `{dist}.sample()` on {where}: a random draw is not a "
+                f"smooth function of the probabilities, so it carries no gradient{later}; "
+                "the weights never reach it.",
+                f"Differentiate the log-probability of what was drawn instead, "
+                f"`{dist}.log_prob({drawn})`, weighted by the reward or return (REINFORCE: "
+                f"`-({dist}.log_prob({drawn}) * returns).mean()`), and keep `{drawn}` for "
+                "choosing what to do; a continuous distribution can also draw with "
+                f"`{dist}.rsample()`, which keeps the gradient.",
+            )
+    for call in calls:
         if called(call) == "detach":
             return Cut(
                 made.line,

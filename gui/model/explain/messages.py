@@ -17,9 +17,10 @@ import re
 from collections.abc import Sequence
 
 from gui.model.explain.autograd_rules import AUTOGRAD_RULES, AUTOGRAD_WARNING_RULES
+from gui.model.explain.factorizations import FACTORIZATION_RULES
 from gui.model.explain.loss_inputs import LOSS_WARNING_RULES, RNN_STATE_RULES
 from gui.model.explain.pick_and_resample import PICK_AND_RESAMPLE_RULES
-from gui.model.explain.python_rules import PYTHON_RULES, RUNAWAY_TEXT
+from gui.model.explain.python_rules import GRAD_NONE_ARGUMENT, PYTHON_RULES, RUNAWAY_TEXT
 from gui.model.explain.rule_types import Advice, ErrorContext, Rule
 from gui.model.explain.step_note_rules import STEP_WARNING_RULES
 from gui.model.explain.torch_rules import TORCH_RULES, WARNING_RULES
@@ -30,9 +31,11 @@ RUNAWAY_REASONS: frozenset[str] = frozenset(RUNAWAY_TEXT)
 
 # First match wins: torch's messages first, then Python's errors (mostly matched by class alone).
 EXCEPTION_RULES: tuple[Rule, ...] = (
+    GRAD_NONE_ARGUMENT,
     *TRAINING_RULES,
     *TORCH_RULES,
     *PICK_AND_RESAMPLE_RULES,
+    *FACTORIZATION_RULES,
     *RNN_STATE_RULES,
     *AUTOGRAD_RULES,
     *PYTHON_RULES,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from gui.model.explain.rule_types import Advice, Found, Rule, rule_table
 from gui.model.explain.source import (
     TORCH_SIZE,
+    line_tree,
     made_before,
     named_calls,
     parse_shape,
@@ -22,6 +23,17 @@ from gui.model.explain.source import (
 # Methods and functions that read an index tensor position by position, as `gather` does.
 _PICKERS = frozenset(
     {"gather", "scatter", "scatter_", "scatter_add", "scatter_add_", "take_along_dim"}
+)
+# The `index_*` family reads its index the same way: `out.index_add_(dim, index, source)`.
+_INDEXERS = frozenset(
+    {
+        "index_select", "index_add", "index_add_", "index_copy", "index_copy_", "index_fill",
+        "index_fill_", "index_reduce", "index_reduce_",
+    }
+)  # fmt: skip
+# Those that put numbers at the positions rather than take them from there.
+_WRITERS = frozenset(
+    n for n in _PICKERS | _INDEXERS if not n.startswith(("gather", "take", "index_select"))
 )
 
 
@@ -60,7 +72,7 @@ def _call(source: str | None, names: frozenset[str]) -> _Call | None:
 
 def _picked(f: Found) -> tuple[str, str, str, str]:
     """``(call name, input, dim, index)`` of the line's ``gather``-like call, as written."""
-    call = _call(f.context.source_line, _PICKERS)
+    call = _call(f.context.source_line, _PICKERS | _INDEXERS)
     if call is None:
         return "gather", "input", "dim", "index"
     if call.receiver is None:  # `torch.gather(input, dim, index)`
@@ -87,16 +99,35 @@ def _made_text(f: Found, name: str) -> str:
     return "" if made is None else f" (made on line {made.line}: `{made.text}`)"
 
 
+def _rest(f: Found) -> str:
+    """``, messages`` for the arguments after the index (``index_add_(0, col, messages)``),
+    so a fix that rewrites the call keeps them; ``""`` for ``gather``'s two."""
+    call = _call(f.context.source_line, _PICKERS | _INDEXERS)
+    if call is None:
+        return ""
+    skip = 3 if call.receiver is None else 2
+    rest = [
+        *call.args[skip:],
+        *(f"{k}={v}" for k, v in call.keywords.items() if k not in ("dim", "index", "input")),
+    ]
+    return "".join(f", {a}" for a in rest)
+
+
 def _index_dtype(f: Found) -> Advice:
     """``gather(): Expected dtype int32/int64 for index``."""
     name, source, dim, index = _picked(f)
+    does = f"picks entries of `{source}` by position: along dimension {dim}, each number "
+    does += f"of `{index}` says which entry to take"
+    if name in _WRITERS:
+        does = f"writes into `{source}` by position: along dimension {dim}, each number of "
+        does += f"`{index}` says which entry to write (or add) to"
     return Advice(
-        f"`{source}.{name}({dim}, {index})` picks entries of `{source}` by position: along "
-        f"dimension {dim}, each number of `{index}` says which entry to take. Positions "
+        f"`{source}.{name}({dim}, {index})` {does}. Positions "
         f"are whole numbers, so `{index}`{_made_text(f, index)} must have an integer dtype "
         "(Long, int64, as class labels and actions are), but its dtype is not an integer "
         "one (floating-point numbers, most often, which torch will not round for you).",
-        f"Convert it where it is used, `{source}.{name}({dim}, {index}.long())`, or make it "
+        f"Convert it where it is used, `{source}.{name}({dim}, {index}.long(){_rest(f)})`, "
+        "or make it "
         "whole numbers where it is built (`torch.tensor(..., dtype=torch.long)`, or "
         "`.long()` when the actions or labels are stored).",
     )
@@ -117,6 +148,84 @@ def _index_dims(f: Found) -> Advice:
         f"{index}.unsqueeze({where}))`, and `.squeeze({where})` the result if you want one "
         "number per row back.",
     )
+
+
+def _subscript(source: str | None) -> tuple[str, str] | None:
+    """``(tensor, index)`` of the line's first ``tensor[index]`` whose index is a
+    computed value (a name, an attribute, a call), not a number or a slice."""
+    tree = line_tree(source)
+    text = (source or "").strip()
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Subscript) and isinstance(
+            node.slice, ast.Name | ast.Attribute | ast.Call | ast.BinOp
+        ):
+            return segment(text, node.value), segment(text, node.slice)
+    return None
+
+
+def _float_index(f: Found) -> Advice:
+    """``tensors used as indices must be long, int, byte or bool tensors``."""
+    found = _subscript(f.context.source_line)
+    source, index = found if found is not None else ("x", "index")
+    made = made_before(f.context.program, index, f.line) if index.isidentifier() else None
+    story = "" if made is None else f" (made on line {made.line}: `{made.text}`)"
+    fix = f"Index with whole numbers: `{source}[{index}.long()]`"
+    if made is not None and "randint(" in made.text and ".float()" in made.text:
+        fix += (
+            f"; or keep `{index}` as `torch.randint` makes it (Long already, without "
+            f"`.float()`) and convert a copy only where a float is needed (`{index}.float()`)."
+        )
+    else:
+        fix += f"; or make `{index}` whole numbers where it is built (`dtype=torch.long`)."
+    return Advice(
+        f"`{source}[{index}]` takes the entries of `{source}` at the positions `{index}` "
+        f"holds. Positions are whole numbers, so a tensor used as an index must have an "
+        f"integer dtype (Long or int; or bool, as a mask), but `{index}`{story} holds "
+        "floating-point numbers, which torch will not round for you.",
+        fix,
+    )
+
+
+INDEX_ADD_SIZE = (
+    r"\b(?P<op>index_\w{1,12})\(\): Number of indices \((?P<n>\d+)\) should be equal to "
+    r"source\.size\(dim\):? \((?P<size>\d+)\), for dim: (?P<dim>-?\d+)"
+)
+
+
+def _index_add_size(f: Found) -> Advice:
+    """``out.index_add_(dim, index, source)`` with ``source`` not one slice per index."""
+    call = _call(f.context.source_line, _INDEXERS)
+    n, size, dim = f.group("n"), f.group("size"), f.group("dim")
+    op = f.group("op")
+    out, index, values = "out", "index", "source"
+    if call is not None:
+        if call.receiver is None:
+            out = call.argument(0, "input") or out
+            index = call.argument(2, "index") or index
+            values = call.argument(3, "source") or values
+        else:
+            out = call.receiver
+            index = call.argument(1, "index") or index
+            values = call.argument(2, "source") or values
+    explanation = (
+        f"`{out}.{op}({dim}, {index}, {values})` adds slice number i of `{values}` along "
+        f"dimension {dim} into `{out}` at position `{index}[i]`: so `{values}` needs one "
+        f"slice along dimension {dim} per entry of `{index}`. `{index}` has {n} entries, but "
+        f"`{values}` has {size} along dimension {dim}."
+    )
+    if dim != "0":
+        fix = (
+            f"When each row of `{values}` belongs to one entry of `{index}` (a message per "
+            f"edge), add along dimension 0: `{out}.{op}(0, {index}, {values})`, which puts "
+            f"row i of `{values}` into row `{index}[i]` of `{out}`."
+        )
+    else:
+        fix = (
+            f"Make `{values}` from the same entries as `{index}` (one row per entry, e.g. "
+            f"`x[src]` for the edges `src -> {index}`); print `{index}.shape` and "
+            f"`{values}.shape` to compare."
+        )
+    return Advice(explanation, fix)
 
 
 AFFINE_GRID_SHAPE = (
@@ -225,7 +334,8 @@ def _interpolate_dims(f: Found) -> Advice:
 PICK_AND_RESAMPLE_RULES: tuple[Rule, ...] = rule_table(
     (
         "gather-index",
-        r"\b(?:gather|scatter\w*)\(\): Expected dtype int[\w/]{0,20} for index",
+        r"\b(?:gather|scatter\w{0,12}|index_\w{1,12})\(\): "
+        r"Expected dtype int[\w/ ]{0,24} for index",
         "",
         _index_dtype,
     ),
@@ -235,6 +345,13 @@ PICK_AND_RESAMPLE_RULES: tuple[Rule, ...] = rule_table(
         "",
         _index_dims,
     ),
+    (
+        "index-dtype",
+        r"^tensors used as indices must be long, int, byte or bool tensors",
+        "IndexError",
+        _float_index,
+    ),
+    ("index-add-size", INDEX_ADD_SIZE, "", _index_add_size),
     ("affine-grid-shape", AFFINE_GRID_SHAPE, "", _affine_grid_shape),
     ("interpolate-dims", INTERPOLATE_SPATIAL, "", _interpolate_dims),
     ("interpolate-dims", INTERPOLATE_MODE, "", _interpolate_dims),

@@ -14,16 +14,13 @@ import difflib
 import re
 from collections.abc import Callable
 
-from gui.model.explain.backward_history import earlier_backwards, zero_grad_between
-from gui.model.explain.rule_types import Advice, ErrorContext, Found, Rule, rule_table
+from gui.model.explain.grad_none import grad_none
+from gui.model.explain.rule_types import Advice, Found, Rule, rule_table
 from gui.model.explain.source import (
     assignments,
     attribute_receiver,
-    leaf_made_late,
     line_tree,
     made_before,
-    rebound_advice,
-    rebound_update,
 )
 
 RUNAWAY_TEXT: dict[str, tuple[str, str, str]] = {
@@ -76,95 +73,6 @@ def _name_error(f: Found) -> Advice:
         f"this line runs (names are case-sensitive).{extra}",
         fix + f"Assign `{name}` on an earlier line, or correct the spelling.",
     )
-
-
-def _grad_none(f: Found) -> Advice:
-    ctx = f.context
-    n = attribute_receiver(ctx.source_line, ("grad",)) or (ctx.leaves[0] if ctx.leaves else "x")
-    late = leaf_made_late(ctx.program, n, f.line) if n not in ctx.leaves else None
-    if late is not None:
-        made, fixed = late
-        return Advice(
-            f"`{n}.grad` is None: `{n}` is not a leaf. On line {made.line} (`{made.text}`) "
-            f"the leaf is the tensor made with `requires_grad=True`; `{n}` is computed from "
-            "it, and autograd fills `.grad` only on leaves, so backward put the gradient "
-            f"on that unnamed tensor and `{n}.grad` stays None.",
-            f"Make `{n}` itself the leaf, asking for gradients after the arithmetic: `{fixed}`.",
-        )
-    step = rebound_update(ctx.program, n)
-    if step is not None:
-        return Advice(*rebound_advice(n, step))
-    computed = _computed_after_backward(ctx.program, n, ctx, f.line)
-    if computed is not None:
-        return Advice(
-            f"`{n}.grad` is None because `{n}` is not a leaf: it is computed on line "
-            f"{computed[0]} (`{computed[1]}`), and backward passes through such tensors but "
-            f"stores gradients only on leaves (the tensors made with `requires_grad=True` and "
-            f"a model's weights), so `{n}.grad` stays None.",
-            f"To keep it, call `{n}.retain_grad()` right after line {computed[0]}, before the "
-            "backward; or read the gradient of the leaf it is computed from.",
-        )
-    ran = earlier_backwards(ctx.program, f.line)
-    if n in ctx.constants and ran:
-        origin = made_before(ctx.program, n, f.line)
-        where = f" on line {origin.line} (`{origin.text}`)" if origin is not None else ""
-        return Advice(
-            f"`{n}.grad` is None because `{n}` does not require grad: it was made{where} "
-            f"without `requires_grad=True`, so the backward on line {ran[-1].line} computed "
-            f"gradients only for what does (a model's weights) and none for `{n}`.",
-            f"Ask for its gradient before the forward pass that uses it: "
-            f"`{n}.requires_grad = True` (or `{n}.requires_grad_()`) right after it is made.",
-        )
-    cleared = zero_grad_between(ctx.program, f.line)
-    if cleared is not None:
-        line, text = cleared
-        return Advice(
-            f"`{n}.grad` is None at {f.where} because line {line} (`{text}`) cleared it: since "
-            "PyTorch 2.0, `zero_grad()` sets every gradient to None (`set_to_none=True`) "
-            "rather than to zeros, to save memory, until the next `backward()` fills it again.",
-            f"Read `{n}.grad` after `backward()` and before `{text}`; or keep zeros instead of "
-            f"None: `{text[:-1]}set_to_none=False)`.",
-        )
-    attr = f.group("attr")
-    if not attr:  # `lr * w.grad`: a TypeError, no attribute read on None
-        return Advice(
-            f"`{n}.grad` is None at {f.where}, and Python cannot compute with None: no "
-            f"`backward()` has reached `{n}` yet (or `{n}` is not a leaf).",
-            f"Run the backward pass before this line, or guard it: `if {n}.grad is not None:`.",
-        )
-    return Advice(
-        f"`{n}.grad` is None until a `backward()` has reached `{n}`, so there is no tensor to "
-        f"call `.{attr}` on yet (it is also None for tensors that are not leaves).",
-        f"Run the backward pass first, or guard it: `if {n}.grad is not None: {n}.grad.zero_()` "
-        f"(or reset with `{n}.grad = None`).",
-    )
-
-
-_MAKERS = re.compile(
-    r"\b(tensor|zeros|ones|randn|rand|empty|full|arange|linspace|eye|Parameter|"
-    r"zeros_like|ones_like|randn_like|rand_like|empty_like|full_like|from_numpy|as_tensor|"
-    r"detach|clone|requires_grad_)\("
-)
-
-
-def _computed_after_backward(
-    program: str | None, name: str, ctx: ErrorContext, line: int | None
-) -> tuple[int, str] | None:
-    """``(line, text)`` of the statement computing ``name`` from other tensors, when a
-    backward ran before ``line`` and ``name`` is not one of the named leaves: its ``.grad``
-    is None because it is not a leaf. ``None`` when the program does not show that."""
-    leaves, constants = ctx.leaves, ctx.constants
-    if name in leaves or name in constants or not earlier_backwards(program, line):
-        return None
-    made = made_before(program, name, line)
-    if made is None or made.value is None or _MAKERS.search(made.text):
-        return None
-    computing = isinstance(made.value, ast.BinOp | ast.UnaryOp | ast.Call | ast.Subscript)
-    reads = {n.id for n in ast.walk(made.value) if isinstance(n, ast.Name)}
-    roots = {leaf.split(".")[0].split("[")[0] for leaf in leaves}
-    if not (computing and reads & roots):
-        return None
-    return made.line, made.text.strip()
 
 
 def _rename_fix(name: str, line: int) -> str:
@@ -319,7 +227,7 @@ _NONE_ATTR = r"'NoneType' object has no attribute '(?P<attr>\w+)'"
 
 _GRAD_LINE = Rule(  # `None.zero_()` is only "grad is None" when the line reads a .grad
     "grad-is-none",
-    _grad_none,
+    grad_none,
     re.compile(_NONE_ATTR),
     frozenset({"AttributeError"}),
     when=lambda ctx: ctx.source_line is None or ".grad" in ctx.source_line,
@@ -327,10 +235,21 @@ _GRAD_LINE = Rule(  # `None.zero_()` is only "grad is None" when the line reads 
 
 _GRAD_OPERAND = Rule(  # `w -= lr * w.grad` with `w.grad` None: a TypeError naming NoneType
     "grad-is-none",
-    _grad_none,
+    grad_none,
     re.compile(r"unsupported operand type\(s\) for .*'NoneType'"),
     frozenset({"TypeError"}),
     when=lambda ctx: bool(re.search(r"\w\.grad\b", ctx.source_line or "")),
+)
+
+# A tensor or function given `x.grad` while it is None (`torch.allclose(dt, t.grad)`,
+# `torch.all(dt == t.grad)`): the engine saw that `.grad` None on the failing line, so this
+# goes before torch's rules, which would blame the argument's type.
+GRAD_NONE_ARGUMENT = Rule(
+    "grad-is-none",
+    grad_none,
+    re.compile(r"NoneType|\bNone\b|got \(bool\)"),
+    frozenset({"TypeError"}),
+    when=lambda ctx: bool(ctx.none_grads),
 )
 
 # After the torch rules (see gui.model.explain.messages); first match wins here too.

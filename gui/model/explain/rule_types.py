@@ -31,6 +31,12 @@ class ErrorContext:
     # The whole program's text, for advice that needs more than the failing line: where a
     # tensor was made, the `with torch.no_grad():` around it, the loop that carries it over.
     program: str | None = None
+    # The program's lines of the calls that led to the failing line (a helper function's
+    # callers), the innermost caller last; empty at the top level.
+    call_lines: tuple[int, ...] = ()
+    # Names written as ``name.grad`` on the failing line whose ``.grad`` was None when it
+    # failed (read by the engine from that frame).
+    none_grads: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -77,10 +77,36 @@ def pool_too_small(f: Found) -> Advice:
     )
 
 
+def _named_argument(f: Found) -> tuple[str, str] | None:
+    """``(callee, argument)`` of the line's call of the message's function (``allclose``
+    in ``print(torch.allclose(dW, W.grad))``) at the message's position or keyword; ``None``
+    when the line does not call it by that name (a layer's ``linear()`` inside ``model(x)``)."""
+    tree = line_tree(f.context.source_line)
+    text = (f.context.source_line or "").strip()
+    function, arg = f.group("function"), f.group("arg")
+    position = int(f.group("position") or 0)
+    for node in ast.walk(tree) if tree is not None else ():
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name != function:
+            continue
+        given = next((k.value for k in node.keywords if k.arg == arg), None)
+        if given is None and 1 <= position <= len(node.args):
+            given = node.args[position - 1]
+        if given is None or isinstance(given, ast.Starred):
+            return None
+        callee = ast.get_source_segment(text, func) or ast.unparse(func)
+        written = ast.get_source_segment(text, given) or ast.unparse(given)
+        return " ".join(callee.split()), " ".join(written.split())
+    return None
+
+
 def tensor_expected(f: Found) -> Advice:
     """``linear(): argument 'input' (position 1) must be Tensor, not numpy.ndarray``."""
     got = f.group("got")
-    call = _outer_call(f)
+    call = _named_argument(f) or _outer_call(f)
     value = f"`{call[1]}`" if call is not None else "the value"
     convert = call[1] if call is not None else "x"
     if got.startswith("numpy"):
@@ -99,6 +125,14 @@ def tensor_expected(f: Found) -> Advice:
         )
     elif got in ("list", "tuple"):
         what, fix = f"a Python {got}", f"`torch.tensor({convert}, dtype=torch.float32)`"
+    elif got == "NoneType":
+        function = f.group("function")
+        return Advice(
+            f"`{function}()` (called by this line) computes with tensors only, and its "
+            f"argument `{f.group('arg')}` got None: {value} holds no value.",
+            f"Find where {value} should have become a tensor: a function that ends without "
+            "`return` gives None, and so does `.grad` before a backward reaches it.",
+        )
     else:
         what, fix = f"a `{got}`", f"`torch.tensor({convert})`"
     function = f.group("function")
@@ -155,6 +189,7 @@ POOL_TOO_SMALL = (
     r"Output size is too small"
 )
 TENSOR_EXPECTED = (
-    r"\b(?P<function>\w+)\(\): argument '(?P<arg>\w+)' \(position \d+\) must be Tensor, "
+    r"\b(?P<function>\w+)\(\): argument '(?P<arg>\w+)' \(position (?P<position>\d+)\) must be "
+    r"Tensor, "
     r"not (?P<got>[\w.]+)"
 )

@@ -25,8 +25,10 @@ from gui.model.explain.backward_history import (
 from gui.model.explain.distribution_args import (
     INVALID_PARAMETER,
     MATRIX_EXPECTED,
+    VALUE_NOT_BROADCASTABLE,
     invalid_parameter,
     matrix_expected,
+    value_not_broadcastable,
 )
 from gui.model.explain.dtype_hints import integer_leaf
 from gui.model.explain.grad_readers import (
@@ -832,6 +834,7 @@ TORCH_RULES: tuple[Rule, ...] = rule_table(
     ("rnn-hidden-shape", RNN_HIDDEN_SHAPE, "", rnn_hidden_shape),
     ("distribution-argument", INVALID_PARAMETER, "", invalid_parameter),
     ("distribution-argument", MATRIX_EXPECTED, "", matrix_expected),
+    ("distribution-argument", VALUE_NOT_BROADCASTABLE, "", value_not_broadcastable),
     ("embedding-ids-dtype", EMBEDDING_IDS_DTYPE, "", embedding_ids_dtype),
     ("input-too-small", KERNEL_TOO_BIG, "", kernel_too_big),
     ("input-too-small", POOL_TOO_SMALL, "", pool_too_small),

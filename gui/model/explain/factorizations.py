@@ -1,0 +1,46 @@
+"""Errors of matrix factorizations in the learner's names: a Cholesky factorization of a
+matrix that is not positive-definite (a Gaussian process's kernel matrix without noise on
+its diagonal, a covariance built from duplicated points). Program text only: no torch,
+no Qt.
+"""
+
+from __future__ import annotations
+
+from gui.model.explain.rule_types import Advice, Found, Rule, rule_table
+from gui.model.explain.source import made_before, named_calls, segment
+
+NOT_POSITIVE_DEFINITE = (
+    r"\bcholesky\w{0,12}: (?:\(Batch element \d{1,9}\): )?The factorization could not be "
+    r"completed because the input is not positive-definite \(the leading minor of order "
+    r"(?P<order>\d{1,9}) is not positive-definite\)"
+)
+_CHOLESKY = frozenset({"cholesky", "cholesky_ex"})
+
+
+def _not_positive_definite(f: Found) -> Advice:
+    """``torch.linalg.cholesky(K)`` of a ``K`` that is not positive-definite."""
+    matrix = "K"
+    for call, _name, text in named_calls(f.context.source_line, _CHOLESKY):
+        if call.args:
+            matrix = segment(text, call.args[0])
+        break
+    made = made_before(f.context.program, matrix, f.line) if matrix.isidentifier() else None
+    story = "" if made is None else f" (made on line {made.line}: `{made.text}`)"
+    order = f.group("order")
+    return Advice(
+        "A Cholesky factorization writes a matrix as `L @ L.T` with `L` lower-triangular, "
+        "which exists only for a symmetric positive-definite matrix (every eigenvalue above "
+        f"0). `{matrix}`{story} is not: its top-left {order}x{order} block is already "
+        "singular or has a negative eigenvalue. In a kernel or covariance matrix that comes "
+        "from two rows that are (nearly) the same, e.g. the same input twice, or from "
+        "rounding pushing a tiny eigenvalue below 0.",
+        f"Add a small positive number to the diagonal before factorizing, as Gaussian-process "
+        f"code does with its noise variance: `torch.linalg.cholesky({matrix} + 1e-4 * "
+        f"torch.eye({matrix}.shape[-1]))` (a learned noise term, `noise * torch.eye(n)`, "
+        "keeps it positive-definite while training).",
+    )
+
+
+FACTORIZATION_RULES: tuple[Rule, ...] = rule_table(
+    ("not-positive-definite", NOT_POSITIVE_DEFINITE, "", _not_positive_definite),
+)
