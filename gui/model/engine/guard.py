@@ -43,6 +43,7 @@ from gui.model.engine.autograd_nodes import (
     node_view,
 )
 from gui.model.engine.library_stand_ins import instances_only
+from gui.model.engine.private_names import program_private_name
 from gui.model.engine.refusal import PROGRAM_CLASSES, CodeRefusedAtRuntime
 
 _REAL_IMPORT = builtins.__import__
@@ -376,11 +377,14 @@ def _check_private_read(obj: object, name: str) -> None:
         return  # what a C++ autograd node saved for backward, judged by value
     if _program_method(obj, name):
         return  # `self._init_weights` (nanoGPT): a function the program's own class defines
+    if program_private_name(obj, name):
+        return  # `self._embedding_dim` on the program's layer: no library class uses it
     if not is_own_object(obj):
         raise CodeRefusedAtRuntime(
             f"`{_describe(obj, name)}` is not available: names that start with an underscore "
-            "are torch's or Python's internals (only the program's own plain classes may use "
-            "them, and an autograd node its `_saved_*` values)."
+            "are torch's or Python's internals (the program's own classes may use those that "
+            "torch's classes they build on do not, like `self._dim` on a layer, and an "
+            "autograd node its `_saved_*` values)."
         )
 
 
@@ -522,8 +526,8 @@ def _write_refusal(obj: object, name: str) -> str | None:
     a custom Function's ``ctx``, an optimizer, and tensors."""
     own = is_own_object(obj)
     reason = safety.attribute_refusal_reason(name, own_object=own)
-    if reason is not None and _program_hook_name(obj, name):
-        reason = None  # `self.activations_hook = ...` on the program's own class
+    if reason is not None and (_program_hook_name(obj, name) or program_private_name(obj, name)):
+        reason = None  # `self.activations_hook = ...`, `self._dim = ...` on the program's class
     if reason is not None or isinstance(obj, torch.Tensor):
         return reason
     if isinstance(obj, types.ModuleType):

@@ -1,6 +1,5 @@
 # after: the zalandoresearch / DeepMind-Sonnet-port VQ-VAE notebook verbatim (VectorQuantizer(nn.Module) keeping its settings and codebook under one-underscore names: self._embedding_dim, self._num_embeddings, self._embedding = nn.Embedding(...), self._commitment_cost)
-# expect: refused
-# mentions: VectorQuantizer._embedding_dim | underscore
+# expect: match
 import torch
 import torch.nn as nn
 
