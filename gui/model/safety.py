@@ -14,9 +14,10 @@ import ast
 import copy
 import string
 import sys
+import unicodedata
 import warnings
 
-from gui.model.visible_text import EDITOR_LINE_BREAKS, REORDERING_CONTROLS
+from gui.model.visible_text import EDITOR_LINE_BREAKS, INDENT_RESETS, REORDERING_CONTROLS
 
 MAX_SOURCE_CHARS = 20_000
 MAX_SOURCE_LINES = 500
@@ -371,23 +372,36 @@ def _syntax_refusal(error: SyntaxError) -> CodeRefused:
     return CodeRefused(message, line, max(column or 1, 1), text, "syntax-error")
 
 
+# What makes the editor show code otherwise than Python reads it, and why, in the order
+# they are looked for (see visible_text).
+_MISREAD = (
+    (
+        REORDERING_CONTROLS,
+        "a control that makes the editor show the code in another order than Python reads it",
+    ),
+    (EDITOR_LINE_BREAKS, "which the editor shows as a line break where Python reads none"),
+    (
+        INDENT_RESETS,
+        "a form feed, which ends the indentation before it for Python and shows as nothing",
+    ),
+)
+
+
 def _refuse_reordering_controls(source: str) -> None:
     """Refuse Unicode's reordering controls in the code: the editor shows the code around
     one in another order than Python reads it ("Trojan Source", CVE-2021-42574): a session
     file's `# \u202e } \u2066if admin:\u2069` reads as a comment and runs as code. No program
     needs them raw (Arabic or Hebrew text orders itself); in a string, `"\u202e"` is kept.
-    So are the line breaks only the editor sees (``EDITOR_LINE_BREAKS``)."""
-    found = REORDERING_CONTROLS.search(source)
-    what = "a control that makes the editor show the code in another order than Python reads it"
-    if found is None:
-        # The same for a line break only the editor sees (see visible_text).
-        found = EDITOR_LINE_BREAKS.search(source)
-        what = "which the editor shows as a line break where Python reads none"
-    if found is None:
+    So are the line breaks only the editor sees (``EDITOR_LINE_BREAKS``) and a form feed
+    after a line's indentation (``INDENT_RESETS``)."""
+    hit = next(((m, what) for p, what in _MISREAD if (m := p.search(source))), None)
+    if hit is None:
         return
-    line = source.count("\n", 0, found.start()) + 1
-    column = found.start() - (source.rfind("\n", 0, found.start()) + 1) + 1
-    escape = found.group().encode("unicode_escape").decode()
+    found, what = hit
+    at = found.end() - 1  # (a form feed: after the indentation it ends)
+    line = source.count("\n", 0, at) + 1
+    column = at - (source.rfind("\n", 0, at) + 1) + 1
+    escape = source[at].encode("unicode_escape").decode()
     message = (
         f"Line {line} holds an invisible `{escape}`, {what}; delete it (in a string, "
         f"write it as `\\{escape[1:]}`)."
@@ -446,10 +460,42 @@ def check_source(source: str) -> ast.Module:
             "split long expressions over several lines."
         )
         raise CodeRefused(message, 1, 1, "nesting depth", "unsafe-code")
+    _refuse_right_to_left_names(tree)
     problems = _Validator(tree).run()
     if problems:
         raise min(problems, key=lambda p: (p.line or sys.maxsize, p.column or 0))
     return tree
+
+
+# Where a tree holds the names the program writes (not its strings: ``value``).
+_NAME_FIELDS = frozenset({"id", "attr", "arg", "name", "asname", "module", "names"})
+_RIGHT_TO_LEFT = frozenset({"R", "AL", "AN"})
+
+
+def _refuse_right_to_left_names(tree: ast.Module) -> None:
+    """Refuse a name written in a right-to-left script (Hebrew, Arabic...): Python takes
+    its letters in an identifier, and the editor shows the code around it in another
+    order than Python reads it, with no control character at all: ``y = א - 2`` shows as
+    ``y = 2 - א`` and ``y = א - ב`` as ``y = ב - א`` (red team, round 18). Strings and
+    comments in such scripts are kept (a learner's own language)."""
+    for node in ast.walk(tree):
+        for field, value in ast.iter_fields(node):
+            if field not in _NAME_FIELDS:
+                continue
+            for name in value if isinstance(value, list) else [value]:
+                if isinstance(name, str) and any(
+                    unicodedata.bidirectional(c) in _RIGHT_TO_LEFT for c in name
+                ):
+                    line = getattr(node, "lineno", None)
+                    column = getattr(node, "col_offset", -1) + 1
+                    shown = name.encode("unicode_escape").decode()
+                    message = (
+                        f"The name `{shown}` is written right to left: the editor shows the "
+                        "code around it in another order than Python reads it "
+                        "(`y = a - 2` could show as `y = 2 - a`); use a name written left to "
+                        "right."
+                    )
+                    raise CodeRefused(message, line, max(column, 1), shown, "unsafe-code")
 
 
 def _too_deep(tree: ast.AST) -> bool:

@@ -23,6 +23,12 @@ REORDERING_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
 # editor hands each back as "\n" (QTextDocument.toPlainText): the user's first edit
 # anywhere made it run. Code holding one raw is refused as the reordering controls are.
 EDITOR_LINE_BREAKS = re.compile("[\u2028\u2029\ufdd0\ufdd1]")
+# A form feed after a line's indentation: Python's tokenizer starts the line's column
+# again at 0 there, the editor shows it as nothing. A session file's `if False:` block
+# ending in `    \fx = x * 1000` showed a line inside the block that Python runs after
+# it, every time (red team, round 18). Refused as the reordering controls are. (A form
+# feed at a line's start, as the standard library's page breaks, reads as written.)
+INDENT_RESETS = re.compile("^[ \t\f]*[ \t]\f", re.MULTILINE)
 _HIDDEN = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029"
     "\ufdd0\ufdd1]"  # (Qt's text views break lines at these too: see EDITOR_LINE_BREAKS)

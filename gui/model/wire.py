@@ -48,6 +48,12 @@ MAX_EXPANDED = 2_000_000
 # time (20 calls: 1.5 GB in 5 s; red team, round 17). A message the final check accepts
 # holds every record its calls made, each level of ``loads`` at most MAX_EXPANDED items.
 MAX_BUILT = (MAX_NESTING + 1) * MAX_EXPANDED
+# How many opcodes one level of a message may have (one making a set counts four) when
+# they are read one by one (:func:`check_shape`): each makes, keeps or points to one more
+# thing (a stack, a memo, a list's entry). A message the final check accepts has fewer
+# than twice the items it expands to (a 4,000-function graph's result: 843,000 opcodes
+# and 618,000 items).
+MAX_OPCODES = 2 * MAX_EXPANDED
 # Hashing a tuple (or frozenset) nested ~200,000 deep crashes the interpreter in C (50,000
 # measured harmless on a thread's stack): a message with fewer bytes that could build one
 # level of them than this cannot be that deep, and skips the slow opcode-by-opcode check
@@ -59,6 +65,24 @@ MAX_BUILT = (MAX_NESTING + 1) * MAX_EXPANDED
 # system refuses such a thread) does :func:`check_shape` read the opcodes first.
 _NESTING_OPCODES = (b"\x85", b"\x86", b"\x87", b"t", b"\x91")
 CHEAP_NESTING = 20_000
+# What each byte of a message could make the window hold while pickle builds it, before
+# any check counts what was built: by the opcode it would be, at most, in bytes (the
+# object made and the places that point to it: the stack, its container, the memo). An
+# empty set is one byte and 216 bytes of memory: a 64 MB message of them built 14 GB; a
+# record (``NEWOBJ`` on a memoized class) is four bytes and 180 (red team, round 18). A
+# message that could make more than MAX_UNREAD_MEMORY has its opcodes read first
+# (:func:`check_shape`), which refuses one of more than MAX_OPCODES opcodes.
+_MADE_BYTES = (
+    (240, b"\x8f\x91\x81\x92Rb"),  # sets, records (NEWOBJ, REDUCE, BUILD)
+    (96, b"}d]l\x85\x86\x87t\x8cXCBMJ\x8aG"),  # containers, texts, numbers
+    (24, b"N\x88\x89)2Khj\x94("),  # singletons, memo reads and writes, marks
+)
+# Each byte of a message as the class of its weight in _MADE_BYTES (1, 2, 3; 0: none).
+_WEIGHT_CLASSES = bytes(
+    next((i for i, (_, ops) in enumerate(_MADE_BYTES, 1) if byte in ops), 0) for byte in range(256)
+)
+_WEIGHTLESS = bytes(byte for byte in range(256) if not _WEIGHT_CLASSES[byte])
+MAX_UNREAD_MEMORY = 256 * 1024**2
 # Opcodes that name something outside the message: never in what the engine sends.
 _NEVER = frozenset({"PERSID", "BINPERSID", "EXT1", "EXT2", "EXT4", "INST", "OBJ",
                     "NEXT_BUFFER", "READONLY_BUFFER"})  # fmt: skip
@@ -68,6 +92,7 @@ _ADD_MANY = frozenset({"APPENDS", "SETITEMS", "ADDITEMS"})
 _MEMO_PUT = frozenset({"PUT", "BINPUT", "LONG_BINPUT", "MEMOIZE"})
 _MEMO_GET = frozenset({"GET", "BINGET", "LONG_BINGET"})
 _SLICE = (pickletools.markobject, pickletools.stackslice)
+_MAKES_A_SET = frozenset({"EMPTY_SET", "FROZENSET"})
 
 
 @functools.cache
@@ -241,6 +266,16 @@ def _nesting_bytes(data: bytes) -> int:
     return sum(data.count(op) for op in _NESTING_OPCODES)
 
 
+def _made_bytes(data: bytes) -> int:
+    """The most memory building ``data`` could take (see _MADE_BYTES), from its bytes
+    that are opcodes that make something, or could be (counted in C: one pass over the
+    message keeps them as their classes, one pass over those per weight)."""
+    if len(data) * _MADE_BYTES[0][0] <= MAX_UNREAD_MEMORY:
+        return len(data) * _MADE_BYTES[0][0]
+    classes = data.translate(_WEIGHT_CLASSES, _WEIGHTLESS)
+    return sum(classes.count(i) * size for i, (size, _) in enumerate(_MADE_BYTES, 1))
+
+
 class _Reading:
     """What the levels of one message (``loads`` inside ``loads``) share."""
 
@@ -277,7 +312,7 @@ def _nested_loads(data: object, depth: int, reading: _Reading) -> object:
     if depth > MAX_NESTING:
         raise pickle.UnpicklingError("the engine sent messages nested too deep")
     data = bytes(data)
-    if _nesting_bytes(data) > reading.covered:
+    if _nesting_bytes(data) > reading.covered or _made_bytes(data) > MAX_UNREAD_MEMORY:
         check_shape(data)  # slow (Python reads every opcode): only when it could matter
     message = _MessageUnpickler(data, depth, reading).load()
     size = check_expanded(message, reading.sizes, reading.max_text)
@@ -377,6 +412,8 @@ def _expanded_size(
                     size += 1 + len(value)  # type: ignore[arg-type]
         elif kind in _HASHED_NESTS:
             kinds = set(map(type, value))  # type: ignore[call-overload]
+            if kind is not tuple and kinds.isdisjoint(_HASHED_NESTS):
+                raise pickle.UnpicklingError(_NO_SETS)  # (one nesting: see _nest_size)
             if kinds <= _ATOMS:  # a shape, a pair of names
                 size += 1 + len(value)  # type: ignore[arg-type]
                 if int in kinds or str in kinds:
@@ -412,6 +449,11 @@ def _expanded_size(
 
 # Containers whose hash (or their items' hash) recurses in C without a depth check.
 _HASHED_NESTS = frozenset({tuple, set, frozenset})
+# No message holds a set (no field of a message class is one), and each is 216 bytes of
+# the window's memory made from one byte of a message: a message calling ``loads`` ten
+# times on a megabyte of empty sets held 2.6 GB before the calls' count (MAX_BUILT, in
+# items) refused it (red team, round 18). Refused as soon as a level is sized.
+_NO_SETS = "the engine sent a set, which no message holds"
 
 
 def _nest_size(root: tuple | set | frozenset, pending: list[object], budget: int) -> int:
@@ -420,9 +462,11 @@ def _nest_size(root: tuple | set | frozenset, pending: list[object], budget: int
     CHEAP_NESTING); anything else inside goes on ``pending``. Above ``budget``: stops."""
     size = 0
     level: list[tuple | set | frozenset] = [root]
+    sets = False  # (refused once the depth is known not to be: that refusal says more)
     for _ in range(MAX_DEPTH):
         inner: list[tuple | set | frozenset] = []
         for nest in level:
+            sets = sets or type(nest) is not tuple
             size += 1
             if _HASHED_NESTS.isdisjoint(set(map(type, nest))):
                 pending.extend(nest)  # the usual case (a tuple of nodes, of numbers...)
@@ -430,14 +474,18 @@ def _nest_size(root: tuple | set | frozenset, pending: list[object], budget: int
                 for item in nest:
                     (inner if type(item) in _HASHED_NESTS else pending).append(item)
         if not inner or size > budget:
+            if sets:
+                raise pickle.UnpicklingError(_NO_SETS)
             return size
         level = inner
     raise pickle.UnpicklingError("the engine sent a message nested too deep")
 
 
 def check_shape(data: bytes) -> None:
-    """Refuse a pickle nested deeper than :data:`MAX_DEPTH` or that would expand to more
-    than :data:`MAX_EXPANDED` items, reading its opcodes only (nothing is built).
+    """Refuse a pickle nested deeper than :data:`MAX_DEPTH`, that would expand to more
+    than :data:`MAX_EXPANDED` items or of more than :data:`MAX_OPCODES` opcodes (one that
+    makes a set counts four: what is left on the stack or in the memo costs as much as
+    what a container holds), reading its opcodes only (nothing is built).
 
     Every value on the stack is a cell ``[depth, expanded size]``: a container is one
     deeper than its deepest item and as big as all of them. The memo keeps the cells
@@ -446,6 +494,7 @@ def check_shape(data: bytes) -> None:
     """
     stack: list[list[int] | None] = []  # cells, and None for a mark
     memo: dict[object, list[int]] = {}
+    read = 0
 
     def pop_to_mark() -> list[list[int]]:
         items: list[list[int]] = []
@@ -472,6 +521,9 @@ def check_shape(data: bytes) -> None:
     try:
         for opcode, arg, _ in pickletools.genops(data):
             name = opcode.name
+            read += 4 if name in _MAKES_A_SET else 1
+            if read > MAX_OPCODES:
+                raise pickle.UnpicklingError("the engine sent a message of too many parts")
             if name in _NEVER:
                 raise pickle.UnpicklingError(f"the engine sent a {name} opcode")
             if name == "MARK":
@@ -502,16 +554,23 @@ def check_shape(data: bytes) -> None:
                 continue
             else:
                 # Everything else pops what it reads and pushes one new value made of it.
-                before = opcode.stack_before
-                items = pop_to_mark() if pickletools.markobject in before else []
-                reads = [b for b in before if b not in _SLICE]
-                items += [pop() for _ in reads]
-                for _ in opcode.stack_after:
-                    stack.append(holding([0, 1], items))
+                marked, reads, after = _stack_effect(opcode)
+                items = pop_to_mark() if marked else []
+                items += [pop() for _ in range(reads)]
+                for _ in range(after):
+                    stack.append(holding([0, 1], items) if items else [0, 1])
     except pickle.UnpicklingError:
         raise
     except Exception as exc:  # a truncated or garbled message
         raise pickle.UnpicklingError(f"the engine sent a malformed message: {exc}") from exc
+
+
+@functools.cache
+def _stack_effect(opcode: pickletools.OpcodeInfo) -> tuple[bool, int, int]:
+    """Whether ``opcode`` pops to a mark, how many more items it pops, how many it pushes."""
+    before = opcode.stack_before
+    reads = sum(1 for b in before if b not in _SLICE)
+    return pickletools.markobject in before, reads, len(opcode.stack_after)
 
 
 ENGINE_MESSAGES = (result, request)

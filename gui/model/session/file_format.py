@@ -44,7 +44,7 @@ from gui.model.result import NestedValues
 from gui.model.session import file_io, lesson_format
 from gui.model.session.document import Document
 from gui.model.session.lesson import LessonExtras
-from gui.model.visible_text import EDITOR_LINE_BREAKS, REORDERING_CONTROLS
+from gui.model.visible_text import EDITOR_LINE_BREAKS, INDENT_RESETS, REORDERING_CONTROLS
 
 FORMAT = "autograd-explorer/1"
 APP_NAME = "Autograd Explorer"
@@ -403,7 +403,7 @@ def _readable_code(code: str, where: str) -> str:
             line = code.count("\n", 0, bad.start()) + 1
             raise SessionFileError(
                 f"{where}: line {line} holds an invisible character {what} "
-                f"({bad.group()!a}), so the code would not run as it reads; delete it"
+                f"({bad.group()[-1]!a}), so the code would not run as it reads; delete it"
             )
     return code
 
@@ -412,6 +412,7 @@ def _readable_code(code: str, where: str) -> str:
 _MISREAD = (
     (REORDERING_CONTROLS, "that reorders text"),
     (EDITOR_LINE_BREAKS, "the editor shows as a line break"),
+    (INDENT_RESETS, "that ends the indentation Python reads before it"),
 )
 
 
