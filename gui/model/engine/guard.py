@@ -69,6 +69,13 @@ _SAFE_TYPES: set[type] = set()
 _METHOD_VERDICTS: dict[tuple[int, str], tuple[weakref.ref[type], str | None]] = {}
 _VALUE_VERDICTS: dict[int, tuple[weakref.ref[object], str | None]] = {}
 _VERDICTS_LIMIT = 50_000
+# What reading a module's attribute handed out, by (id(module), name): (the module, the
+# object it held under that name, what the program got). Modules live as long as the
+# process and programs cannot write to them, so the same object under the same name is
+# judged the same: a loop's `torch.sin` is judged once (4 us a read, a tenth of a
+# 5,000-function drag tick), not once per iteration. Never for names whose read has
+# effects of its own (:data:`_UNCACHED_NAMES`).
+_MODULE_READS: dict[tuple[int, str], tuple[types.ModuleType, object, object]] = {}
 
 
 def _describe(obj: object, name: str) -> str:
@@ -97,6 +104,7 @@ def forget_verdicts() -> None:
     grew (:meth:`.allowlist.Allowlist.complete`), a refusal cached before may be wrong."""
     _METHOD_VERDICTS.clear()
     _VALUE_VERDICTS.clear()
+    _MODULE_READS.clear()
 
 
 def value_problem(value: object) -> str | None:
@@ -152,6 +160,10 @@ def _method_problem(owner: object, name: str) -> str | None:
 def guarded_getattr(obj: object, name: str) -> object:
     """Read ``obj.name`` for user code, refusing anything that is not on the allowlist.
 
+    A module's attribute read before is handed out as it was when the module still holds
+    the same object under that name (see :data:`_MODULE_READS`); anything else is judged
+    by :func:`_judged_getattr`.
+
     Parameters
     ----------
     obj : object
@@ -172,6 +184,21 @@ def guarded_getattr(obj: object, name: str) -> object:
         is not tensor math or autograd), or ``name`` is ``format``/``format_map`` on a
         string whose template looks inside its arguments.
     """
+    if type(obj) is types.ModuleType and type(name) is str:
+        read = _MODULE_READS.get((id(obj), name))
+        if read is not None and read[0] is obj and getattr(obj, name) is read[1]:
+            return read[2]
+        handed = _judged_getattr(obj, name)
+        if name not in _UNCACHED_NAMES:
+            if len(_MODULE_READS) > _VERDICTS_LIMIT:
+                _MODULE_READS.clear()
+            _MODULE_READS[(id(obj), name)] = (obj, getattr(obj, name), handed)
+        return handed
+    return _judged_getattr(obj, name)
+
+
+def _judged_getattr(obj: object, name: str) -> object:
+    """:func:`guarded_getattr`'s judgement of one read, every rule applied."""
     if type(name) is not str:
         raise TypeError("attribute name must be string")
     if name == safety.READABLE_CLASS_ATTRIBUTE:
@@ -343,6 +370,14 @@ _NODE_METADATA = (
 # Where a program finds autograd nodes: a tensor's, and a node's (a custom Function's
 # `ctx` too) edges to the next ones.
 _NODE_NAMES = frozenset({"grad_fn", "next_functions"})
+# Reads that do more than hand out a value (a node's view, the hook note, a tensor's
+# checked `.view`/`.data`, the version string copy): judged every time, even on a module.
+_UNCACHED_NAMES = (
+    _NODE_NAMES
+    | safety.ALLOWED_HOOK_NAMES
+    | {"apply", "view", "data", "metadata", "__init__"}
+    | {safety.READABLE_CLASS_ATTRIBUTE, safety.READABLE_VERSION_ATTRIBUTE}
+)
 _GPU_NAMES = frozenset({"cuda", "mps", "xpu"})
 _NO_GPU = (
     "this app computes on the CPU only, there is no GPU here; leave `.cuda()` out, or use "
@@ -532,7 +567,8 @@ def _write_refusal(obj: object, name: str) -> str | None:
         return reason
     if isinstance(obj, types.ModuleType):
         return "modules are shared by every program; keep the value in a variable."
-    if not (own or type(obj) in PROGRAM_CLASSES or obj in PROGRAM_CLASSES) and not (
+    program_class = isinstance(obj, type) and obj in PROGRAM_CLASSES  # (never hashes obj)
+    if not (own or type(obj) in PROGRAM_CLASSES or program_class) and not (
         isinstance(obj, _WRITABLE_TYPES) and not isinstance(obj, type)
     ):
         return (
