@@ -152,6 +152,29 @@ NODE_ATTRIBUTES: frozenset[str] = frozenset(
 MAX_CONTAINER_CHECK = 10_000
 
 
+# torch's older weight and spectral normalization (forward pre-hooks that rewrite a layer's
+# parameters), still in older tutorials (TCN, WaveNet and HiFi-GAN code): not listed; the
+# refusal names the `parametrizations` functions that replace them and that programs may use.
+_REPLACED: dict[int, tuple[object, str]] = {
+    id(old): (old, f"{what}; use `torch.nn.utils.parametrizations.{new}` instead.")
+    for old, new, what in (
+        (
+            torch.nn.utils.weight_norm,
+            "weight_norm",
+            "it is torch's deprecated weight normalization (it rewrites the layer with a "
+            "hook), not on the list here; the new one computes the same weight from "
+            "`parametrizations.weight.original0` (g) and `original1` (v)",
+        ),
+        (
+            torch.nn.utils.spectral_norm,
+            "spectral_norm",
+            "it is torch's older spectral normalization (it rewrites the layer with a "
+            "hook), not on the list here; the new one is the same power iteration",
+        ),
+    )
+}
+
+
 class Allowlist:
     """The identities a program may reach, and the verdict on any value it tries to."""
 
@@ -220,6 +243,9 @@ class Allowlist:
             return safety.REFUSED_MODULE_REASONS.get(value.__name__, general)
         if self.allows_object(value):
             return None
+        replaced = _REPLACED.get(id(value))
+        if replaced is not None and replaced[0] is value:
+            return replaced[1]
         if isinstance(value, type):
             if value in PROGRAM_CLASSES:
                 return None

@@ -427,9 +427,30 @@ def _view_inplace(f: Found) -> Advice:
     )
 
 
+# Backward nodes of eigen- and singular-vector factorizations: their gradient divides by
+# the differences of the eigenvalues (singular values), infinite where two are equal.
+_SPECTRAL_NODES = frozenset({"LinalgEighBackward0", "LinalgEigBackward0", "LinalgSvdBackward0"})
+
+
 def _nan_gradient(f: Found) -> Advice:
     node = f.group("node")
     op = re.sub(r"Backward\d*$", "", node)
+    if node in _SPECTRAL_NODES:
+        vectors = "singular vectors" if "Svd" in node else "eigenvectors"
+        values = "singular values" if "Svd" in node else "eigenvalues"
+        return Advice(
+            f"Anomaly detection checked every backward step, and the step of `{op}` "
+            f"(`{node}`) produced NaN (not a number). The gradient through {vectors} divides "
+            f"by the differences between the {values}; where two {values} are equal (an "
+            "identity or diagonal matrix with repeated entries, a symmetric matrix with a "
+            f"degenerate spectrum) the {vectors} are not unique, so their gradient is "
+            "infinite or NaN. torch's docs say so: it is only well defined when the "
+            f"{values} are distinct.",
+            f"Make the loss depend on the {values} only (their gradient is always finite; "
+            "`torch.linalg.eigvalsh` or `svdvals`), or keep the matrix away from repeated "
+            f"{values}, e.g. add a small distinct diagonal: `A + 1e-4 * torch.diag(torch."
+            "arange(n))`.",
+        )
     return Advice(
         f"Anomaly detection checked every backward step, and the step of `{op}` (`{node}`) "
         "produced NaN (not a number). That happens where a derivative is infinite or "

@@ -259,6 +259,74 @@ def _state_on_self(program: str | None) -> Story | None:
     return None
 
 
+def _parameter_attributes(tree: ast.AST) -> set[str]:
+    """``self.name`` attributes the program assigns an ``nn.Parameter(...)`` or a layer."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if called == "Parameter" or called[:1].isupper():
+                for target in node.targets:
+                    found |= (
+                        _self_attributes(target) if isinstance(target, ast.Attribute) else set()
+                    )
+    return found
+
+
+def _buffer_from_parameters(program: str | None) -> Story | None:
+    """``self.register_buffer("pe", ...)`` of a value computed from the module's own
+    parameter in ``__init__``: the buffer carries that computation's graph into every
+    forward, and the first backward frees it."""
+    tree = program_tree(program)
+    if tree is None:
+        return None
+    parameters = _parameter_attributes(tree)
+    for function in ast.walk(tree):
+        if not isinstance(function, ast.FunctionDef):
+            continue
+        reads: dict[str, set[str]] = {}  # local name -> the self attributes it is computed from
+        for node in ast.walk(function):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+                if isinstance(target, ast.Name):
+                    used = _self_attributes(node.value)
+                    for name in ast.walk(node.value):
+                        if isinstance(name, ast.Name):
+                            used |= reads.get(name.id, set())
+                    reads[target.id] = used
+        for node in ast.walk(function):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "register_buffer"
+                and len(node.args) >= 2
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
+                continue
+            used = _self_attributes(node.args[1])
+            for name in ast.walk(node.args[1]):
+                if isinstance(name, ast.Name):
+                    used |= reads.get(name.id, set())
+            learned = sorted(used & parameters)
+            if not learned:
+                continue
+            buffer, text = node.args[0].value, segment(program, node)
+            return (
+                f"The buffer `self.{buffer}` (line {node.lineno}: `{text}`) is computed once, "
+                f"when the module is made, from `self.{learned[0]}`, a parameter, so it "
+                "keeps that computation's graph and every forward pass builds on it. The "
+                "first backward went through that shared part and freed the values it saved "
+                "(backward does that to save memory), so the next one cannot go through it "
+                "again.",
+                f"If `self.{buffer}` should follow `self.{learned[0]}` as it learns, compute it "
+                "in `forward` (each pass then has a graph of its own); if it is a constant, "
+                f"register it without the graph: `.detach()` the value on line {node.lineno}.",
+            )
+    return None
+
+
 def _earlier_backward(program: str | None, subject: str, line: int) -> Story | None:
     """An earlier backward freed a graph this one shares."""
     earlier = [s for s in backward_sites(program) if s.line < line and not s.keeps_graph]
@@ -340,6 +408,7 @@ def why_freed(program: str | None, subject: str, line: int | None) -> Story | No
         _made_before_loop(program, subject, line)
         or _earlier_backward(program, subject, line)
         or _state_on_self(program)
+        or _buffer_from_parameters(program)
     )
 
 

@@ -41,6 +41,36 @@ def _not_positive_definite(f: Found) -> Advice:
     )
 
 
+SINGULAR = (
+    r"^(?:torch\.)?linalg\.(?P<fn>solve|inv)\w{0,8}: (?:\(Batch element \d{1,9}\): )?(?:The "
+    r"solver failed|The diagonal element \d{1,9} is zero, the (?:inversion|solve) could not be "
+    r"completed) because the input matrix is singular"
+)
+_SOLVERS = frozenset({"solve", "inv", "inverse", "inv_ex", "solve_ex"})
+
+
+def _singular(f: Found) -> Advice:
+    """``torch.linalg.solve(A, b)`` / ``torch.linalg.inv(A)`` of a singular ``A``."""
+    matrix = "A"
+    for call, _name, text in named_calls(f.context.source_line, _SOLVERS):
+        if call.args:
+            matrix = segment(text, call.args[0])
+        break
+    made = made_before(f.context.program, matrix, f.line) if matrix.isidentifier() else None
+    story = "" if made is None else f" (made on line {made.line}: `{made.text}`)"
+    what = "solve a system with" if f.group("fn") == "solve" else "invert"
+    return Advice(
+        f"torch could not {what} `{matrix}`{story}: it is singular (its determinant is 0), so "
+        "some of its columns are a combination of the others and it has no inverse. For a "
+        "Gram matrix `X.T @ X` that comes from a feature that is a multiple or a sum of other "
+        "features, or from fewer rows (examples) than columns.",
+        f"Add a small ridge to the diagonal, `{matrix} + 1e-3 * torch.eye({matrix}.shape[-1])` "
+        "(ridge regression), or solve the least-squares problem without forming it: "
+        "`torch.linalg.lstsq(X, y).solution` or `torch.linalg.pinv(X) @ y`.",
+    )
+
+
 FACTORIZATION_RULES: tuple[Rule, ...] = rule_table(
     ("not-positive-definite", NOT_POSITIVE_DEFINITE, "", _not_positive_definite),
+    ("singular-matrix", SINGULAR, "", _singular),
 )

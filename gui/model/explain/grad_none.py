@@ -103,6 +103,9 @@ def _grad_none_at(f: Found, n: str, at: int | None) -> Advice:
             f"Read `{n}.grad` after `backward()` and before `{text}`; or keep zeros instead of "
             f"None: `{text[:-1]}set_to_none=False)`.",
         )
+    parametrized = _parametrized_read(ctx.program, n, at)
+    if parametrized is not None:
+        return Advice(*parametrized)
     attr = f.group("attr")
     if not attr:  # `lr * w.grad`: a TypeError, no attribute read on None
         return Advice(
@@ -116,6 +119,49 @@ def _grad_none_at(f: Found, n: str, at: int | None) -> Advice:
         f"Run the backward pass first, or guard it: `if {n}.grad is not None: {n}.grad.zero_()` "
         f"(or reset with `{n}.grad = None`).",
     )
+
+
+# torch.nn.utils.parametrizations / parametrize calls: afterwards `layer.weight` is computed
+# from `layer.parametrizations.weight.original*` at every read, not a parameter.
+_PARAMETRIZING = re.compile(
+    r"\b(?P<fn>weight_norm|spectral_norm|orthogonal|register_parametrization)\("
+)
+
+
+def _parametrized_read(program: str | None, n: str, at: int | None) -> tuple[str, str] | None:
+    """Why ``layer.weight.grad`` is None after a backward when the program parametrized
+    ``layer``'s weight: it is recomputed from the originals, which hold the gradients."""
+    owner, dot, attr = n.rpartition(".")
+    if not dot or not attr.isidentifier() or not earlier_backwards(program, at):
+        return None
+    lines = (program or "").splitlines()
+    for number, text in enumerate(lines[: at or len(lines)], start=1):
+        found = _PARAMETRIZING.search(text)
+        if found is None or (found.group("fn") == "register_parametrization" and attr not in text):
+            continue
+        root = re.match(r"[A-Za-z_]\w{0,99}", owner)
+        if root is None or re.search(rf"\b{root.group()}\b", text) is None:
+            continue  # another layer's parametrization
+        if attr != "weight" and attr not in text:
+            continue  # weight_norm and the others parametrize `weight` unless told otherwise
+        originals = (
+            f"`{owner}.parametrizations.{attr}.original0` (the magnitude g) and `.original1` "
+            "(the direction v)"
+            if found.group("fn") == "weight_norm"
+            else f"`{owner}.parametrizations.{attr}.original`"
+        )
+        reads = (
+            f"`{owner}.parametrizations.{attr}.original0.grad` and `.original1.grad`"
+            if found.group("fn") == "weight_norm"
+            else f"`{owner}.parametrizations.{attr}.original.grad`"
+        )
+        return (
+            f"`{n}.grad` is None: line {number} (`{text.strip()}`) parametrized it, so `{n}` "
+            f"is no longer a parameter but is computed from {originals} each time it is read. "
+            f"It is not a leaf, and backward stores the gradients on those originals instead.",
+            f"Read {reads}, or loop over `{owner}.named_parameters()` to see every gradient.",
+        )
+    return None
 
 
 _MAKERS = re.compile(

@@ -25,6 +25,7 @@ from gui.model.explain.rule_types import Advice, ErrorContext, Rule
 from gui.model.explain.step_note_rules import STEP_WARNING_RULES
 from gui.model.explain.torch_rules import TORCH_RULES, WARNING_RULES
 from gui.model.explain.training_rules import TRAINING_RULES, TRAINING_WARNING_RULES
+from gui.model.explain.transform_errors import MASK_BROADCAST_RULES, TRANSFORM_RULES
 from gui.model.result import Explanation
 
 RUNAWAY_REASONS: frozenset[str] = frozenset(RUNAWAY_TEXT)
@@ -33,7 +34,9 @@ RUNAWAY_REASONS: frozenset[str] = frozenset(RUNAWAY_TEXT)
 EXCEPTION_RULES: tuple[Rule, ...] = (
     GRAD_NONE_ARGUMENT,
     *TRAINING_RULES,
+    *MASK_BROADCAST_RULES,
     *TORCH_RULES,
+    *TRANSFORM_RULES,
     *PICK_AND_RESAMPLE_RULES,
     *FACTORIZATION_RULES,
     *RNN_STATE_RULES,
@@ -195,6 +198,10 @@ _WHY_CHECKED = (
 )
 
 
+# A refusal naming what replaces the refused function (`allowlist._REPLACED`).
+_REPLACEMENT_WORDS = re.compile(
+    r"; use `(?P<new>torch\.nn\.utils\.parametrizations\.\w{1,40})` instead\.$"
+)
 # A refusal about the GPU (`.cuda()`), not about reaching outside the program.
 _GPU_WORDS = re.compile(r"\bGPU\b|\bCUDA\b|\.cuda\b|CPU only", re.I)
 # `from dataclasses import dataclass` / `import dataclasses` (nanoGPT's config classes).
@@ -264,6 +271,22 @@ def explain_refusal(
             )
             fix = f"Remove {what} from {place}, or pick the device the portable way: "
             fix += "`device = 'cuda' if torch.cuda.is_available() else 'cpu'`."
+        elif (replacement := _REPLACEMENT_WORDS.search(message)) is not None:
+            explanation = (
+                f"{_WHY_CHECKED}, so a program may use what is on a list of tensor maths and "
+                f"autograd; {what} is not on it, but its replacement is. {ran}"
+            )
+            module, _, name = replacement.group("new").rpartition(".")
+            if construct.startswith("from "):
+                fix = (
+                    f"Import it from its new place on {place}: `from {module} import {name}`; "
+                    "the calls stay as they are (the layer, and the parameter's name if given)."
+                )
+            else:
+                fix = (
+                    f"Call `{module}.{name}(...)` instead on {place}, with the same arguments "
+                    "(the layer, and the parameter's name if you gave one)."
+                )
         elif _DATACLASS_WORDS.search(construct):
             explanation = (
                 f"{_WHY_CHECKED}, so every line of a program is read before it runs; "

@@ -252,7 +252,42 @@ GRAD_NONE_ARGUMENT = Rule(
     when=lambda ctx: bool(ctx.none_grads),
 )
 
+
 # After the torch rules (see gui.model.explain.messages); first match wins here too.
+def _own_assert(f: Found) -> Advice:
+    """The program's own ``assert condition, "message"`` failed (Raschka's ``assert d_out %
+    num_heads == 0, "d_out must be divisible by num_heads"``)."""
+    tree = line_tree(f.context.source_line)
+    check = tree.body[0] if isinstance(tree, ast.Module) and tree.body else None
+    text = (f.context.source_line or "").strip()
+    condition = (
+        " ".join((ast.get_source_segment(text, check.test) or ast.unparse(check.test)).split())
+        if isinstance(check, ast.Assert)
+        else "its condition"
+    )
+    program = (f.context.program or "").splitlines()
+    caller = ""
+    if f.context.call_lines and 0 < f.context.call_lines[-1] <= len(program):
+        at = f.context.call_lines[-1]
+        caller = f", reached from line {at} (`{program[at - 1].strip()}`)"
+    said = f'; its message says: "{f.message}"' if f.message else ""
+    return Advice(
+        f"This is the program's own check, not torch's: the `assert` on {f.where}{caller} "
+        f"stops the run when `{condition}` is False, and it was False for the values it "
+        f"got{said}.",
+        f"Print the values in `{condition}` just before {f.where} and change what they came "
+        "from (the arguments of the call that reached it), so the condition holds.",
+    )
+
+
+_OWN_ASSERT = Rule(
+    "own-assert",
+    _own_assert,
+    exceptions=frozenset({"AssertionError"}),
+    when=lambda context: (context.source_line or "").lstrip().startswith("assert "),
+)
+
+
 PYTHON_RULES: tuple[Rule, ...] = (
     *rule_table(
         ("runaway-code", r"can't allocate memory", "", _runaway("memory")),
@@ -263,6 +298,7 @@ PYTHON_RULES: tuple[Rule, ...] = (
     ),
     _GRAD_LINE,
     _GRAD_OPERAND,
+    _OWN_ASSERT,
     *rule_table(
         ("attribute-error", None, "AttributeError", _attribute),
         ("index-error", None, "IndexError", _index),

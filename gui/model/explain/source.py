@@ -254,6 +254,11 @@ def attribute_receiver(source: str | None, attrs: tuple[str, ...]) -> str | None
                 # `hidden[0].grad`, `losses[-1].backward()`: the item, as written
                 text = ast.get_source_segment((source or "").strip(), node.value)
                 return text or ast.unparse(node.value)
+            inner = node.value.value if isinstance(node.value, ast.Attribute) else None
+            if isinstance(inner, ast.Subscript) and _dotted(inner.value) is not None:
+                # `net[0].weight.grad`: an attribute of the item, as written
+                text = ast.get_source_segment((source or "").strip(), node.value)
+                return text or ast.unparse(node.value)
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)
