@@ -1,7 +1,7 @@
 """Errors of matrix factorizations in the learner's names: a Cholesky factorization of a
 matrix that is not positive-definite (a Gaussian process's kernel matrix without noise on
-its diagonal, a covariance built from duplicated points). Program text only: no torch,
-no Qt.
+its diagonal, a covariance built from duplicated points), a solve or inverse of a singular
+one. Program text only: no torch, no Qt.
 """
 
 from __future__ import annotations
@@ -17,15 +17,21 @@ NOT_POSITIVE_DEFINITE = (
 _CHOLESKY = frozenset({"cholesky", "cholesky_ex"})
 
 
-def _not_positive_definite(f: Found) -> Advice:
-    """``torch.linalg.cholesky(K)`` of a ``K`` that is not positive-definite."""
-    matrix = "K"
-    for call, _name, text in named_calls(f.context.source_line, _CHOLESKY):
+def _the_matrix(f: Found, functions: frozenset[str], default: str) -> tuple[str, str]:
+    """The matrix the failing line hands to one of ``functions`` as the program writes it
+    (``default`` when none is found), and where it was made, as a clause ("" if unknown)."""
+    matrix = default
+    for call, _name, text in named_calls(f.context.source_line, functions):
         if call.args:
             matrix = segment(text, call.args[0])
         break
     made = made_before(f.context.program, matrix, f.line) if matrix.isidentifier() else None
-    story = "" if made is None else f" (made on line {made.line}: `{made.text}`)"
+    return matrix, "" if made is None else f" (made on line {made.line}: `{made.text}`)"
+
+
+def _not_positive_definite(f: Found) -> Advice:
+    """``torch.linalg.cholesky(K)`` of a ``K`` that is not positive-definite."""
+    matrix, story = _the_matrix(f, _CHOLESKY, "K")
     order = f.group("order")
     return Advice(
         "A Cholesky factorization writes a matrix as `L @ L.T` with `L` lower-triangular, "
@@ -51,13 +57,7 @@ _SOLVERS = frozenset({"solve", "inv", "inverse", "inv_ex", "solve_ex"})
 
 def _singular(f: Found) -> Advice:
     """``torch.linalg.solve(A, b)`` / ``torch.linalg.inv(A)`` of a singular ``A``."""
-    matrix = "A"
-    for call, _name, text in named_calls(f.context.source_line, _SOLVERS):
-        if call.args:
-            matrix = segment(text, call.args[0])
-        break
-    made = made_before(f.context.program, matrix, f.line) if matrix.isidentifier() else None
-    story = "" if made is None else f" (made on line {made.line}: `{made.text}`)"
+    matrix, story = _the_matrix(f, _SOLVERS, "A")
     what = "solve a system with" if f.group("fn") == "solve" else "invert"
     return Advice(
         f"torch could not {what} `{matrix}`{story}: it is singular (its determinant is 0), so "
