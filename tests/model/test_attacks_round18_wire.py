@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import json
 import pickle
-import time
 import tracemalloc
 from typing import Any
 
@@ -89,11 +88,9 @@ def test_a_message_of_empty_sets_is_refused_before_it_is_built(
     """1.2 million empty sets: 1.2 MB, which built 260 MB before the final check."""
     built = no_build(monkeypatch)
     data = message("empty sets", 1_200_000)
-    started = time.monotonic()
     with pytest.raises(pickle.UnpicklingError, match="too many parts"):
         wire.loads(data)
-    assert time.monotonic() - started < 10.0
-    assert built == []
+    assert built == []  # refused from its opcodes, nothing built (not timed: shared machine)
 
 
 @pytest.mark.parametrize("kind", ["empty lists", "empty dicts", "records", "texts"])
@@ -271,10 +268,14 @@ def test_calls_of_loads_on_a_megabyte_of_empty_sets_are_refused_at_the_first() -
 
     inner = message("empty sets", 1_000_000)
     assert wire._made_bytes(inner) <= wire.MAX_UNREAD_MEMORY
-    started = time.monotonic()
-    with pytest.raises(pickle.UnpicklingError, match="a set, which no message holds"):
-        wire.loads(calls_of_loads(inner, 12))
-    assert time.monotonic() - started < 5.0
+    tracemalloc.start()
+    try:
+        with pytest.raises(pickle.UnpicklingError, match="a set, which no message holds"):
+            wire.loads(calls_of_loads(inner, 12))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 600 * 1024**2  # one call's sets at most (memory, not time: shared machine)
 
 
 @pytest.mark.parametrize(

@@ -7,13 +7,12 @@ name can be.
    at the deepest level that leaves few boxes, found by counting the boxes at every depth
    of the module tree (``collapse._default``: each count walks every node and every
    module path), so a tree 1,000 deep would be counted 1,000 times over paths 1,000 long.
-   The tree stops at ``module_paths.MAX_DEPTH`` (16) levels: the first picture takes the
-   time a shallow model's does, and the gradients are plain torch's.
+   The tree stops at ``module_paths.MAX_DEPTH`` (16) levels, so the first picture takes
+   about the time a shallow model's does (checked by the bound, not by a timing), and the
+   gradients are plain torch's.
 """
 
 from __future__ import annotations
-
-import time
 
 import pytest
 import torch
@@ -59,22 +58,21 @@ def panel(qtbot: QtBot, session: Session) -> GraphPanel:
     return show_panel(qtbot, GraphPanel(session), 900, 600)
 
 
-def test_modules_nested_a_thousand_deep_open_as_fast_as_shallow_ones(
+def test_modules_nested_a_thousand_deep_open_with_their_tree_cut_at_max_depth(
     qtbot: QtBot, panel: GraphPanel, session: Session
 ) -> None:
-    took = {}
     for depth in (2, 1000):
-        started = time.monotonic()
         session.set_code(deep_model(depth))
         qtbot.wait(1)
         panel.view().grab()
-        took[depth] = time.monotonic() - started
         graph = session.snapshot.graph
         assert session.snapshot.error is None and graph is not None
         functions = sum(n.kind == "function" for n in graph.nodes)
         assert functions > collapse.BIG_GRAPH_FUNCTIONS
         tree = groups.cached_module_tree(graph)
+        # The tree stops at MAX_DEPTH, so collapsing counts its boxes at 16 depths over
+        # paths of 16 names at most (a bound, not a timing: the machine is shared).
         assert tree.depth == min(depth + 2, MAX_DEPTH)
+        assert all(len(path) <= MAX_DEPTH for path in tree.paths)
         got = session.snapshot.leaf_grads["x"]
         assert got is not None and got.values == pytest.approx(plain_x_grad(), rel=1e-5)
-    assert took[1000] < took[2] + 2.0, took
