@@ -43,7 +43,11 @@ from gui.model.engine.autograd_nodes import (
     node_view,
 )
 from gui.model.engine.library_stand_ins import instances_only
-from gui.model.engine.private_names import program_private_name
+from gui.model.engine.private_names import (
+    made_for_program_class,
+    names_used_by,
+    program_private_name,
+)
 from gui.model.engine.refusal import PROGRAM_CLASSES, CodeRefusedAtRuntime
 
 _REAL_IMPORT = builtins.__import__
@@ -547,8 +551,8 @@ def _program_hook_name(obj: object, name: str) -> bool:
     if not safety.refused_only_as_hook_name(name):
         return False
     owner = obj if isinstance(obj, type) else type(obj)
-    if owner not in PROGRAM_CLASSES:
-        return False
+    if owner not in PROGRAM_CLASSES and not made_for_program_class(owner):
+        return False  # (torch's class over a parametrized layer of the program's: its own)
     for klass in owner.__mro__:
         if name in klass.__dict__:
             return klass in PROGRAM_CLASSES
@@ -738,9 +742,13 @@ def _check_library_internals_kept(func: Any, name: str, bases: tuple[object, ...
     ``ParameterList.__setitem__`` does ``setattr(self, self._get_abs_string_index(i), v)``,
     ``ParameterDict`` the same with ``_key_to_attr``. A subclass that redefines such a
     helper picks the attribute name (``'__class__'``, ``'__reduce_ex__'``...), and the
-    write or read happens in torch's code, where no guard is. Names the body binds are its
-    ``STORE_NAME``s (no metaclass, no ``locals()`` here); the program's own classes keep
-    their ``_private`` names to themselves."""
+    write or read happens in torch's code, where no guard is. Nor a name torch's code uses
+    on ``self`` without its class holding it (:func:`.private_names.names_used_by`): a class
+    attribute stands in for the instance's own where none is set, so a body's
+    ``_backward_hooks = {0: f}`` and ``_is_full_backward_hook = False`` (with an
+    ``__init__`` that skips ``nn.Module``'s) ran torch's refused old-style backward hooks.
+    Names the body binds are its ``STORE_NAME``s (no metaclass, no ``locals()`` here); the
+    program's own classes keep their ``_private`` names to themselves."""
     bound = {
         instruction.argval
         for instruction in dis.get_instructions(func.__code__)
@@ -752,11 +760,11 @@ def _check_library_internals_kept(func: Any, name: str, bases: tuple[object, ...
         for klass in getattr(base, "__mro__", ()):
             if klass in PROGRAM_CLASSES:
                 continue
-            clash = sorted(bound & vars(klass).keys())
+            clash = sorted(bound & (vars(klass).keys() | (names_used_by(klass) or set())))
             if clash:
                 raise CodeRefusedAtRuntime(
-                    f"`class {name}` cannot define `{clash[0]}`: {klass.__qualname__} has it "
-                    "already, and torch's own code calls it and trusts what it returns; give "
+                    f"`class {name}` cannot define `{clash[0]}`: {klass.__qualname__} uses "
+                    "that name itself, and torch's own code trusts what it finds there; give "
                     "yours another name."
                 )
 

@@ -67,7 +67,7 @@ def _checked_maybe_set(dest: Any, src: Any) -> None:
 
 # The classes torch made for registered layers (``ParametrizedLinear``...): removing edits
 # them, never a library class.
-_MADE_BY_REGISTERING: weakref.WeakSet[type] = weakref.WeakSet()
+MADE_BY_REGISTERING: weakref.WeakSet[type] = weakref.WeakSet()
 NOT_REGISTERED = (
     "`remove_parametrizations(...)` is not available on this: it removes what "
     "`register_parametrization` registered on this layer, and nothing else."
@@ -84,7 +84,7 @@ def remove_parametrizations(module: Any, tensor_name: Any, leave_parametrized: A
     registered = (
         isinstance(module, torch.nn.Module)
         and type(tensor_name) is str
-        and type(module) in _MADE_BY_REGISTERING
+        and type(module) in MADE_BY_REGISTERING
         and isinstance(
             vars(module).get("_modules", {}).get("parametrizations"), torch.nn.ModuleDict
         )
@@ -105,13 +105,13 @@ def _recorded_inject_new_class(module: Any) -> None:
     """torch's ``_inject_new_class`` (the layer's class becomes a new subclass of it),
     recording the class it made."""
     _NATIVE_INJECT_NEW_CLASS(module)
-    _MADE_BY_REGISTERING.add(type(module))
+    MADE_BY_REGISTERING.add(type(module))
 
 
 def _checked_inject_property(module: Any, tensor_name: Any) -> None:
     """torch's ``_inject_property`` (a property on the layer's class) on a class torch made
     for the layer only, never a library class or a program's (see the module docstring)."""
-    if type(module) not in _MADE_BY_REGISTERING:
+    if type(module) not in MADE_BY_REGISTERING:
         raise CodeRefusedAtRuntime(FORGED_PARAMETRIZATIONS)
     _NATIVE_INJECT_PROPERTY(module, tensor_name)
 
@@ -159,7 +159,7 @@ def register_parametrization(
             "`register_parametrization(...)` is not available on this: give it a layer "
             "(nn.Module) and the name of one of its parameters or buffers, as a string."
         )
-    if _PARAMETRIZE.is_parametrized(module) and type(module) not in _MADE_BY_REGISTERING:
+    if _PARAMETRIZE.is_parametrized(module) and type(module) not in MADE_BY_REGISTERING:
         raise CodeRefusedAtRuntime(FORGED_PARAMETRIZATIONS)
     for original in _originals(module, tensor_name):
         if not _fractions(original):
@@ -192,7 +192,7 @@ def _check_library_registration(call: str, module: Any, tensor_name: Any) -> Non
             f"`{call}(...)` is not available on this: give it a layer (nn.Module) and the "
             "name of one of its parameters or buffers, as a string."
         )
-    if _PARAMETRIZE.is_parametrized(module) and type(module) not in _MADE_BY_REGISTERING:
+    if _PARAMETRIZE.is_parametrized(module) and type(module) not in MADE_BY_REGISTERING:
         raise CodeRefusedAtRuntime(
             FORGED_PARAMETRIZATIONS.replace("register_parametrization", call)
         )

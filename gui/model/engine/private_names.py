@@ -20,6 +20,7 @@ import types
 from collections.abc import Iterator
 
 from gui.model import safety
+from gui.model.engine.parametrize_stand_in import MADE_BY_REGISTERING
 from gui.model.engine.refusal import PROGRAM_CLASSES
 
 # Markers the engine sets on library classes and objects (``_ae_guarded``...).
@@ -33,21 +34,36 @@ def program_private_name(obj: object, name: str) -> bool:
     if not safety.is_private_name(name) or name.startswith(ENGINE_PREFIX):
         return False
     cls = obj if isinstance(obj, type) else type(obj)
-    if cls not in PROGRAM_CLASSES:
+    if cls not in PROGRAM_CLASSES and not made_for_program_class(cls):
         return False
     for klass in cls.__mro__:
         if klass in PROGRAM_CLASSES or klass is object:
             continue
-        used = _names_used_by(klass)
+        # (torch's made class gains a property with each registration: never kept)
+        used = _harvest(klass) if klass in MADE_BY_REGISTERING else _names_used_by(klass)
         if used is None or name in used:
             return False
     return True
 
 
-@functools.lru_cache(maxsize=512)
-def _names_used_by(klass: type) -> frozenset[str] | None:
+def made_for_program_class(cls: type) -> bool:
+    """``cls`` is the class torch's ``register_parametrization`` made for a program's layer
+    (``ParametrizedNet`` over the program's ``Net``): the layer keeps its program's
+    ``_names``, except those torch's made class holds or uses (its properties for the
+    parametrized tensors), judged with the library classes below."""
+    return cls in MADE_BY_REGISTERING and cls.__bases__[0] in PROGRAM_CLASSES
+
+
+def names_used_by(klass: type) -> frozenset[str] | None:
+    """Every ``_name`` library class ``klass`` holds or its code names (``None``: unknown,
+    written in C); what a program's class body may not bind either (see the guard's
+    ``_check_library_internals_kept``)."""
+    return _names_used_by(klass)
+
+
+def _harvest(klass: type) -> frozenset[str] | None:
     """Every ``_name`` library class ``klass`` holds or its code names (``None``: written
-    in C, its names unknown). Library classes live as long as the process: kept."""
+    in C, its names unknown)."""
     if not klass.__flags__ & _HEAP_TYPE:
         return None
     names: set[str] = set(vars(klass)) | set(vars(klass).get("__annotations__", {}))
@@ -57,6 +73,9 @@ def _names_used_by(klass: type) -> frozenset[str] | None:
             names.update(c for c in code.co_consts if type(c) is str)
     return frozenset(n for n in names if n.startswith("_"))
 
+
+# Library classes live as long as the process and keep their entries: harvested once.
+_names_used_by = functools.lru_cache(maxsize=512)(_harvest)
 
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement, not in C
 

@@ -44,6 +44,11 @@ class ForwardRecorder(TorchFunctionMode):
         # never calls backward gets no automatic one (it asked for Jacobian-vector products).
         self.made_dual = False
 
+    @property
+    def nodes_made(self) -> int:
+        """How many nodes the run made so far (all of them, kept or not)."""
+        return self._made
+
     def __torch_function__(
         self,
         func: Any,

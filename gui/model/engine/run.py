@@ -59,7 +59,7 @@ from gui.model.engine.capture import (
 from gui.model.engine.checkpoint_stand_in import forget_checkpoints
 from gui.model.engine.detail_walk import walk_detail
 from gui.model.engine.graph_walk import Naming
-from gui.model.engine.node_of import node_of
+from gui.model.engine.node_of import let_go, node_of
 from gui.model.engine.recorder import ForwardRecorder
 from gui.model.engine.tensors import NO_NUMBERS, tensor_data
 from gui.model.paused_collector import collector_paused, collector_running, paused_during
@@ -842,12 +842,17 @@ def _run_once(request: RunRequest, inspect: Inspect | None) -> RunResult:
             # through torch's C++ nodes that the collector cannot free (plain torch leaks
             # them too), and such a cycle would keep every object of the run, suspended
             # generators included.
-            run.namespace.clear()
             # The run is in reference cycles of its own (its captures call back into it):
             # what it holds (every step's walked graph, torch's nodes and saved tensors)
             # is let go here, by reference counting, instead of waiting for the engine's
-            # collection after the run to find it (100 ms for a 5,000-node graph).
-            run.release()
+            # collection after the run to find it (100 ms for a 5,000-node graph). A deep
+            # graph's nodes one at a time (see node_of.let_go).
+            let_go(functools.partial(_let_go_of, run), run.recorder.nodes_made)
+
+
+def _let_go_of(run: _Run) -> None:
+    run.namespace.clear()
+    run.release()
 
 
 def _forget_library_caches() -> None:
