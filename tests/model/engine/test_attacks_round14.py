@@ -41,7 +41,7 @@ import pytest
 from gui.model.engine import pristine
 from gui.model.engine.run import run_program
 from gui.model.engine_process import EngineProcess
-from gui.model.request import Program, RunRequest
+from gui.model.request import DEFAULT_TIME_LIMIT_SECONDS, Program, RunRequest
 from gui.model.result import RunResult
 from tests.corpus.harness import differences, run_plain
 from tests.model.engine.sandbox_helpers import assert_refused, printed
@@ -85,7 +85,11 @@ def test_tensors_the_programs_hook_keeps_inside_a_checkpoint_are_not_shown_recom
 
 
 # 2.-3. The process ends (C stack) or runs past its limit; what follows is plain torch.
-DEEP_C_RECURSION = "m = iter([1.0])\nfor i in range(200000):\n    m = map(abs, m)\nprint(next(m))\n"
+# (A million deep: the engine's stack may grow to os_wall.limits.DEEP_STACK_BYTES, where
+# 200,000 levels now fit; given the time to build them.)
+DEEP_C_RECURSION = (
+    "m = iter([1.0])\nfor i in range(1000000):\n    m = map(abs, m)\nprint(next(m))\n"
+)
 LOOPING_RECOMPUTATION = (
     "from torch.utils.checkpoint import checkpoint\n"
     "calls = [0]\n"
@@ -104,12 +108,13 @@ LOOPING_RECOMPUTATION = (
 def test_a_crash_or_a_runaway_block_leaves_nothing_for_the_next_run(
     engine_process: EngineProcess,
 ) -> None:
-    for code, kind in (
-        (DEEP_C_RECURSION, "engine-crashed"),
-        (LOOPING_RECOMPUTATION, "runaway-code"),
+    for code, kind, limit in (
+        (DEEP_C_RECURSION, "engine-crashed", 30.0),
+        (LOOPING_RECOMPUTATION, "runaway-code", DEFAULT_TIME_LIMIT_SECONDS),
     ):
         for _ in range(2):  # a first run, and the same program again (a slider tick)
-            result = engine_process.run(RunRequest(Program(code="import torch\n" + code)))
+            program = Program(code="import torch\n" + code)
+            result = engine_process.run(RunRequest(program, time_limit=limit))
             assert result.error is not None and result.error.kind == kind, result.error
     _assert_ordinary(engine_process)
 

@@ -260,13 +260,16 @@ def test_no_quick_maker_for_a_class_whose_init_does_more() -> None:
         quick_maker(Explanation)  # __post_init__ bounds its texts
 
 
-def test_the_structure_key_is_the_hash_it_always_was() -> None:
+def test_the_structure_key_is_the_hash_of_nodes_edges_shapes_and_output_counts() -> None:
     for _ in range(2):  # computed, then remembered
         graph = run(BRANCHING).graph
         assert graph is not None
         shape: list[Any] = [
-            [n.key, n.kind, n.label, None if n.value is None else list(n.value.shape)]
+            [
+                n.key, n.kind, n.label, None if n.value is None else list(n.value.shape),
+                n.output_count,
+            ]
             for n in graph.nodes
-        ]
+        ]  # fmt: skip
         shape.append([[e.source, e.target, e.kind, e.input_index] for e in graph.edges])
         assert graph.structure_key == hashlib.sha1(json.dumps(shape).encode()).hexdigest()[:16]
