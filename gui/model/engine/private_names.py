@@ -25,8 +25,6 @@ from gui.model.engine.refusal import PROGRAM_CLASSES
 
 # Markers the engine sets on library classes and objects (``_ae_guarded``...).
 ENGINE_PREFIX = "_ae"
-# How deep the code of a library method is searched (nested functions, comprehensions).
-_MAX_CODE_DEPTH = 8
 
 
 def program_private_name(obj: object, name: str) -> bool:
@@ -82,23 +80,27 @@ _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement, n
 
 def _codes_of(value: object) -> Iterator[types.CodeType]:
     """The code objects of a class entry: a function's (and those it wraps or nests), a
-    property's getter, setter and deleter, a class or static method's function."""
-    pending: list[tuple[object, int]] = [(value, 0)]
+    property's getter, setter and deleter, a class or static method's function, a
+    partial's. All of them, however deep: library code is finite, and a name missed would
+    be a name allowed."""
+    pending: list[object] = [value]
     seen: set[int] = set()
     while pending:
-        item, depth = pending.pop()
-        if id(item) in seen or depth > _MAX_CODE_DEPTH:
+        item = pending.pop()
+        if id(item) in seen:
             continue
         seen.add(id(item))
         if isinstance(item, types.CodeType):
             yield item
-            pending.extend((c, depth + 1) for c in item.co_consts if isinstance(c, types.CodeType))
+            pending.extend(c for c in item.co_consts if isinstance(c, types.CodeType))
         elif isinstance(item, types.FunctionType):
-            pending.append((item.__code__, depth + 1))
+            pending.append(item.__code__)
             wrapped = item.__dict__.get("__wrapped__")
             if wrapped is not None:
-                pending.append((wrapped, depth + 1))
+                pending.append(wrapped)
         elif isinstance(item, property):
-            pending.extend((f, depth + 1) for f in (item.fget, item.fset, item.fdel) if f)
+            pending.extend(f for f in (item.fget, item.fset, item.fdel) if f)
         elif isinstance(item, classmethod | staticmethod):
-            pending.append((item.__func__, depth + 1))
+            pending.append(item.__func__)
+        elif isinstance(item, functools.partial | functools.partialmethod):
+            pending.append(item.func)
