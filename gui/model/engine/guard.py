@@ -553,10 +553,8 @@ def _program_hook_name(obj: object, name: str) -> bool:
     owner = obj if isinstance(obj, type) else type(obj)
     if owner not in PROGRAM_CLASSES and not made_for_program_class(owner):
         return False  # (torch's class over a parametrized layer of the program's: its own)
-    for klass in owner.__mro__:
-        if name in klass.__dict__:
-            return klass in PROGRAM_CLASSES
-    return True
+    defining = _defining_class(owner, name)
+    return defining is None or defining in PROGRAM_CLASSES
 
 
 def _write_refusal(obj: object, name: str) -> str | None:
